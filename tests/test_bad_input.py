@@ -1,0 +1,98 @@
+"""Bad input to RAD gets a ValueError or TypeError whose message names the problem."""
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.exceptions import NotFittedError
+
+from radbook.dictionaries import gaussian, paper_family
+from radbook.rad import RAD
+
+FAST = dict(n_projections=8, n_init=1, max_iter=100, random_state=0)
+
+
+@pytest.fixture(scope='module')
+def data():
+    return paper_family('mixed', random_state=0).sample(600, random_state=1)[0]
+
+
+@pytest.mark.parametrize('bad, message', [(np.nan, 'NaN'), (np.inf, 'infinity')])
+def test_nan_and_inf(data, bad, message):
+    X = data.copy(); X[3, 1] = bad
+    with pytest.raises(ValueError, match=message):
+        RAD(2, **FAST).fit(X)
+
+
+def test_one_dimensional_input(data):
+    with pytest.raises(ValueError, match='Expected 2D array'):
+        RAD(2, **FAST).fit(data[:, 0])
+
+
+def test_fewer_than_two_features(data):
+    with pytest.raises(ValueError, match='minimum of 2 is required'):
+        RAD(2, **FAST).fit(data[:, :1])
+
+
+def test_empty_input():
+    with pytest.raises(ValueError, match='0 sample'):
+        RAD(2, **FAST).fit(np.empty((0, 3)))
+
+
+def test_too_few_samples_for_bins(data):
+    with pytest.raises(ValueError, match='Too few samples for the histograms'):
+        RAD(2, n_bins=50, **FAST).fit(data[:60])
+
+
+def test_non_numeric_data():
+    X = np.array([['a', 'b'], ['c', 'd'], ['e', 'f']], dtype=object)
+    with pytest.raises(ValueError, match='could not convert string to float'):
+        RAD(2, **FAST).fit(X)
+
+
+def test_constant_feature_is_handled(data):
+    X = data.copy(); X[:, 2] = 1.25
+    rad = RAD(2, **FAST).fit(X)
+    assert [a.value for a in rad.dictionaries_[2]] == [1.25]  # a point mass at the constant
+    assert np.isfinite(rad.score_samples(X)).all()
+    assert np.isneginf(rad.score_samples(np.c_[X[:5, :2], X[:5, 2:3] + 1.0, X[:5, 3:]])).all()
+
+
+def test_dictionary_list_of_wrong_length(data):
+    with pytest.raises(ValueError, match='one list per feature'):
+        RAD(2, dictionaries=[[gaussian(0, 1)]] * 3, **FAST).fit(data)
+
+
+@pytest.mark.parametrize('atom', ['gaussian', 3.0, stats.poisson(2)])
+def test_atoms_that_are_not_distributions(data, atom):
+    with pytest.raises(TypeError, match='not a distribution|must be a frozen continuous'):
+        RAD(2, dictionaries=[gaussian(0, 1), atom], **FAST).fit(data)
+
+
+@pytest.mark.parametrize('params, name', [
+    (dict(n_components=0), 'n_components'), (dict(n_projections=-3), 'n_projections'),
+    (dict(n_bins=0), 'n_bins'), (dict(n_bins='many'), 'n_bins'), (dict(init='spa'), 'init'),
+    (dict(radon='fast'), 'radon'), (dict(validation_fraction=0.9), 'validation_fraction'),
+    (dict(tol=-1.0), 'tol'), (dict(n_init=0), 'n_init'), (dict(dictionaries='guess'), "'auto'"),
+])
+def test_bad_hyperparameters(data, params, name):
+    kwargs = {**FAST, **params}
+    n_components = kwargs.pop('n_components', 2)
+    with pytest.raises((ValueError, TypeError), match=name):
+        RAD(n_components, **kwargs).fit(data)
+
+
+def test_score_before_fit(data):
+    with pytest.raises(NotFittedError, match='not fitted'):
+        RAD(2).score_samples(data)
+    assert issubclass(NotFittedError, ValueError)
+
+
+def test_wrong_feature_count_at_score_time(data):
+    rad = RAD(2, **FAST).fit(data)
+    with pytest.raises(ValueError, match='features'):
+        rad.score_samples(data[:, :3])
+
+
+def test_paper_init_with_too_many_components(data):
+    truth = paper_family('mixed', random_state=0)
+    with pytest.raises(ValueError, match="init='paper'"):
+        RAD(40, dictionaries=truth.dictionaries, init='paper', **FAST).fit(data)
