@@ -238,6 +238,8 @@ class RAD(DensityMixin, BaseEstimator):
         Bins per direction used.
     directions_ : ndarray of shape (n_projections, 2)
         Projection directions (cos, sin).
+    bin_lo_, bin_width_ : ndarray of shape (n_pairs, n_projections)
+        Left edge and width of the bins of every pair and direction (the outermost bins are open-ended).
     n_iter_ : int
         Iterations of the final run.
     converged_ : bool
@@ -255,13 +257,18 @@ class RAD(DensityMixin, BaseEstimator):
         self.validation_fraction, self.patience, self.accelerate, self.rho = validation_fraction, patience, accelerate, rho
         self.n_alt, self.radon, self.n_mc, self.random_state, self.verbose = n_alt, radon, n_mc, random_state, verbose
 
-    def _check_params(self, n_samples):
-        _check_int('n_components', self.n_components, 1); _check_int('n_projections', self.n_projections, 1)
-        _check_int('n_init', self.n_init, 1); _check_int('max_iter', self.max_iter, 1)
-        _check_int('patience', self.patience, 1); _check_int('n_alt', self.n_alt, 0); _check_int('n_mc', self.n_mc, 1)
+    def _check_solver_params(self):
+        "Checks shared with estimators that reuse RAD's solver (JUPAD)."
+        _check_int('n_components', self.n_components, 1); _check_int('n_init', self.n_init, 1)
+        _check_int('max_iter', self.max_iter, 1); _check_int('patience', self.patience, 1); _check_int('n_alt', self.n_alt, 0)
         _check_real('tol', self.tol, 0, np.inf); _check_real('rho', self.rho, 0, np.inf)
         _check_real('validation_fraction', self.validation_fraction, 0, 0.5)
         if self.init not in ('random', 'paper'): raise ValueError(f"init must be 'random' or 'paper', got {self.init!r}.")
+
+    def _check_params(self, n_samples):
+        "Validate the hyperparameters; returns the number of bins per direction."
+        self._check_solver_params()
+        _check_int('n_projections', self.n_projections, 1); _check_int('n_mc', self.n_mc, 1)
         if self.radon not in ('exact', 'monte_carlo'):
             raise ValueError(f"radon must be 'exact' or 'monte_carlo', got {self.radon!r}.")
         if isinstance(self.n_bins, str):
@@ -274,6 +281,18 @@ class RAD(DensityMixin, BaseEstimator):
                              f"least {2 * n_bins}; decrease n_bins or give more samples.")
         return n_bins
 
+    def _statistics(self, X, dictionaries, pairs, n_bins, rng):
+        "Directions, bins and R_jk; returns `(Rs, group, counts, attributes)` where `counts(rows)` histograms those rows."
+        shared = all(d is dictionaries[0] for d in dictionaries)
+        directions = random_directions(self.n_projections, rng)
+        K = len(X)
+        rows = rng.permutation(K)[:_BIN_SAMPLES] if K > _BIN_SAMPLES else slice(None)
+        lo, width = bin_edges(X[rows], pairs, directions, n_bins, shared=shared)  # outer bins are open-ended
+        Rs, group = radon_operators(dictionaries, pairs, directions, lo, width, n_bins, method=self.radon,
+                                    n_mc=self.n_mc, random_state=rng)
+        counts = lambda rows: projection_counts(X[rows], pairs, directions, lo, width, n_bins)
+        return Rs, group, counts, dict(directions_=directions, bin_lo_=lo, bin_width_=width)
+
     def fit(self, X, y=None):
         """Fit the density to `X`, array-like of shape (n_samples, n_features) with n_features >= 2; `y` is ignored."""
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, ensure_min_features=2)
@@ -284,17 +303,10 @@ class RAD(DensityMixin, BaseEstimator):
             dictionaries = auto_dictionaries(X, random_state=rng)
         else:
             dictionaries = check_dictionaries(self.dictionaries, N)
-        shared = all(d is dictionaries[0] for d in dictionaries)
         pairs = feature_pairs(N)
-        directions = random_directions(self.n_projections, rng)
-        rows = rng.permutation(K)[:_BIN_SAMPLES] if K > _BIN_SAMPLES else slice(None)
-        lo, width = bin_edges(X[rows], pairs, directions, n_bins, shared=shared)  # outer bins are open-ended
-        Rs, group = radon_operators(dictionaries, pairs, directions, lo, width, n_bins, method=self.radon,
-                                    n_mc=self.n_mc, random_state=rng)
-        n_val = int(round(self.validation_fraction * K))
+        Rs, group, counts, attributes = self._statistics(X, dictionaries, pairs, n_bins, rng)
+        n_val, n_atoms = int(round(self.validation_fraction * K)), [len(d) for d in dictionaries]
         order = rng.permutation(K)
-        counts = lambda rows: projection_counts(X[rows], pairs, directions, lo, width, n_bins)
-        n_atoms = [len(d) for d in dictionaries]
         if n_val >= 1 and K - n_val >= 1:
             c_fit, c_val = counts(order[n_val:]), counts(order[:n_val])
             loss = RadonLoss(Rs, group, pairs, n_atoms, c_fit / (K - n_val))
@@ -305,10 +317,12 @@ class RAD(DensityMixin, BaseEstimator):
                         max_iter=self.max_iter, tol=self.tol, patience=self.patience, accelerate=self.accelerate,
                         rho=self.rho, n_alt=self.n_alt, random_state=rng, verbose=self.verbose)
         if not sol.converged:
-            warnings.warn(f"RAD stopped at max_iter={self.max_iter} before converging; increase max_iter.", ConvergenceWarning)
+            warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
+                          ConvergenceWarning)
         self.weights_ = sol.weights
         self.coefs_ = [sol.B[n, :L] for n, L in enumerate(n_atoms)]
-        self.dictionaries_, self.directions_, self.n_bins_ = dictionaries, directions, n_bins
+        self.dictionaries_, self.n_bins_ = dictionaries, n_bins
+        for name, value in attributes.items(): setattr(self, name, value)
         self.n_iter_, self.converged_, self.loss_curve_ = sol.n_iter, sol.converged, sol.loss_curve
         self.validation_curve_ = sol.val_curve
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, dictionaries)
