@@ -239,8 +239,7 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
     for k in range(1, min(max_components, len(values) // 2) + 1):
         gm = GaussianMixture(k, reg_covar=floor ** 2, init_params='k-means++', random_state=rng.randint(2**31 - 1)).fit(x[:, None])
         bic = gm.bic(x[:, None])
-        if bic < best_bic: best, best_bic = gm, bic
-        elif k > 2 and bic > best_bic + 10: break  # BIC is rising clearly: larger mixtures will not win
+        if bic < best_bic: best, best_bic = gm, bic  # scan every size: BIC often has a local minimum before the best
     means, sds = best.means_.ravel(), np.sqrt(best.covariances_.ravel())
     order = np.argsort(means)
     atoms = [gaussian(m, s) for m, s in zip(means[order], sds[order])]
