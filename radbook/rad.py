@@ -33,6 +33,7 @@ class RadonLoss:
             Rp = np.zeros(R.shape[:2] + (L, L)); Rp[:, :, :R.shape[2], :R.shape[3]] = R
             self.R.append(Rp.reshape(-1, L * L))
         self.Q = np.stack([R.T @ R for R in self.R])
+        self.smoothing = 0.0  # weight of the ridge penalty pulling every column of B_n towards uniform weights
         self._groups = [np.flatnonzero(self.group == g) for g in range(len(self.R))]
         self._Qp = self.Q[self.group] if len(self.R) > 1 else None  # one Gram matrix per pair, for a batched product
         N, P = len(self.n_atoms), len(self.pairs)
@@ -80,6 +81,9 @@ class RadonLoss:
         GtBJ = G.transpose(0, 2, 1) @ BJ            # (P, L, F)
         gB = (np.tensordot(self._first, GBK, axes=1) + np.tensordot(self._second, GtBJ, axes=1)) * lam
         glam = np.einsum('plf,plf->f', GBK, BJ)
+        if self.smoothing > 0:  # gamma * sum ||B_n[:, r] - 1/L_n||^2 over real atoms
+            D = (B - self.mask[:, :, None] / self.n_atoms[:, None, None]) * self.mask[:, :, None]
+            loss += self.smoothing * float(np.einsum('nlf,nlf->', D, D)); gB = gB + 2 * self.smoothing * D
         return loss, (gB, glam)
 
     def project(self, params) -> tuple:
@@ -180,6 +184,7 @@ def _check_real(name, value, low, high, include_low=True):
         raise ValueError(f"{name} must be a number in {bracket}{low}, {high}], got {value!r}.")
 
 _BIN_SAMPLES = 10_000  # bin ranges come from at most this many rows: the outer bins are open-ended anyway
+_SMOOTHING_GRID = (0.0, 0.01, 0.1, 1.0)
 
 class RAD(DensityMixin, BaseEstimator):
     """Joint density estimation with Radons And Dictionaries (Singhal, Mirza, Rajwade & Gurumoorthy).
@@ -217,6 +222,9 @@ class RAD(DensityMixin, BaseEstimator):
         How the R_jk are computed.
     n_mc : int, default=2000
         Samples per atom pair for radon='monte_carlo'.
+    smoothing : float >= 0 or 'auto', default=0.0
+        Weight of a ridge penalty pulling every column of every B_n towards uniform weights; 'auto' picks it from
+        (0, 0.01, 0.1, 1) by the held-out loss (four fits).
     random_state : int, RandomState or None, default=None
         Seeds directions, the split, the starts and sampling.
     verbose : int, default=0
@@ -248,14 +256,19 @@ class RAD(DensityMixin, BaseEstimator):
         J1 per iteration of the final run.
     validation_curve_ : list of (int, float)
         Held-out J1 every few iterations of the chosen start (empty when validation_fraction=0).
+    smoothing_ : float
+        The smoothing weight used (chosen when smoothing='auto').
+    smoothing_scores_ : dict
+        Held-out J1 of each smoothing weight tried (smoothing='auto' only; empty otherwise).
     """
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', init='random',
                  n_init=3, max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, accelerate=True, rho=1.0,
-                 n_alt=10, radon='exact', n_mc=2000, random_state=None, verbose=0):
+                 n_alt=10, radon='exact', n_mc=2000, smoothing=0.0, random_state=None, verbose=0):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
         self.init, self.n_init, self.max_iter, self.tol = init, n_init, max_iter, tol
         self.validation_fraction, self.patience, self.accelerate, self.rho = validation_fraction, patience, accelerate, rho
         self.n_alt, self.radon, self.n_mc, self.random_state, self.verbose = n_alt, radon, n_mc, random_state, verbose
+        self.smoothing = smoothing
 
     def _check_solver_params(self):
         "Checks shared with estimators that reuse RAD's solver (JUPAD)."
@@ -264,6 +277,12 @@ class RAD(DensityMixin, BaseEstimator):
         _check_real('tol', self.tol, 0, np.inf); _check_real('rho', self.rho, 0, np.inf)
         _check_real('validation_fraction', self.validation_fraction, 0, 0.5)
         if self.init not in ('random', 'paper'): raise ValueError(f"init must be 'random' or 'paper', got {self.init!r}.")
+        if isinstance(self.smoothing, str):
+            if self.smoothing != 'auto': raise ValueError(f"smoothing must be a number >= 0 or 'auto', got {self.smoothing!r}.")
+            if self.validation_fraction == 0:
+                raise ValueError("smoothing='auto' chooses by held-out counts and needs validation_fraction > 0.")
+        else:
+            _check_real('smoothing', self.smoothing, 0, np.inf)
 
     def _check_params(self, n_samples):
         "Validate the hyperparameters; returns the number of bins per direction."
@@ -313,9 +332,18 @@ class RAD(DensityMixin, BaseEstimator):
             val, full = loss.with_target(c_val / n_val), loss.with_target((c_fit + c_val) / K)
         else:
             loss, val, full = RadonLoss(Rs, group, pairs, n_atoms, counts(order) / K), None, None
-        sol = rad_solve(loss, self.n_components, val=val, full=full, init=self.init, n_init=self.n_init,
-                        max_iter=self.max_iter, tol=self.tol, patience=self.patience, accelerate=self.accelerate,
-                        rho=self.rho, n_alt=self.n_alt, random_state=rng, verbose=self.verbose)
+        auto = isinstance(self.smoothing, str)
+        seed = rng.randint(2**31 - 1) if auto else rng  # 'auto': every weight starts from the same points
+        fits = {}
+        for gamma in (_SMOOTHING_GRID if auto else (float(self.smoothing),)):
+            for obj in (loss, full):
+                if obj is not None: obj.smoothing = gamma
+            fits[gamma] = rad_solve(loss, self.n_components, val=val, full=full, init=self.init, n_init=self.n_init,
+                                    max_iter=self.max_iter, tol=self.tol, patience=self.patience, accelerate=self.accelerate,
+                                    rho=self.rho, n_alt=self.n_alt, random_state=seed, verbose=self.verbose)
+        self.smoothing_scores_ = {g: min(f.start_scores) for g, f in fits.items()} if auto else {}
+        self.smoothing_ = min(fits, key=lambda g: min(fits[g].start_scores))
+        sol = fits[self.smoothing_]
         if not sol.converged:
             warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
                           ConvergenceWarning)
