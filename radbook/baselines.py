@@ -106,6 +106,8 @@ class JUPAD(RAD):
         Coupling weight of the paper's start (init='paper').
     n_alt : int, default=10
         Alternations of the paper's start.
+    smoothing : float >= 0 or 'auto', default=0.0
+        Ridge penalty pulling the columns of B_n towards uniform weights (as `RAD`).
     random_state : int, RandomState or None, default=None
         Seeds the split, the starts and sampling.
     verbose : int, default=0
@@ -136,11 +138,11 @@ class JUPAD(RAD):
     """
     def __init__(self, n_components=10, *, dictionaries=None, n_bins=60, init='random', n_init=3, max_iter=3000,
                  tol=1e-8, validation_fraction=0.2, patience=100, accelerate=True, rho=1.0, n_alt=10,
-                 random_state=None, verbose=0):
+                 smoothing=0.0, random_state=None, verbose=0):
         self.n_components, self.dictionaries, self.n_bins, self.init = n_components, dictionaries, n_bins, init
         self.n_init, self.max_iter, self.tol, self.validation_fraction = n_init, max_iter, tol, validation_fraction
         self.patience, self.accelerate, self.rho, self.n_alt = patience, accelerate, rho, n_alt
-        self.random_state, self.verbose = random_state, verbose
+        self.smoothing, self.random_state, self.verbose = smoothing, random_state, verbose
 
     def _check_params(self, n_samples):
         "Validate the hyperparameters; returns the number of bins per feature."
