@@ -27,8 +27,8 @@ def check_cpd(weights, factors, atol: float = 1e-6) -> tuple:
             raise ValueError(f"factor {n} must have shape (I_{n}, {len(weights)}), got {A.shape}.")
         if not np.all(np.isfinite(A)) or A.min() < 0 or np.abs(A.sum(axis=0) - 1).max() > atol:
             raise ValueError(f"factor {n} must be non-negative with columns summing to 1.")
-        out.append(A)
-    return weights, out
+        out.append(A / A.sum(axis=0))  # exact unit sums (samplers need them)
+    return weights / weights.sum(), out
 
 def cpd_tensor(weights, factors) -> np.ndarray:
     "The full tensor $\\sum_r \\lambda_r A_1(:,r)\\circ\\dots\\circ A_N(:,r)$ of a CPD."
@@ -56,11 +56,16 @@ def spa(X, rank: int) -> np.ndarray:
     if R.ndim != 2: raise ValueError(f"spa needs a 2-D matrix, got shape {R.shape}.")
     if not 1 <= rank <= min(R.shape):
         raise ValueError(f"rank must be between 1 and {min(R.shape)} for a {R.shape} matrix, got {rank}.")
-    idx = []
+    idx, scale = [], None
     for _ in range(rank):
         norms = np.einsum('ij,ij->j', R, R)
-        j = int(np.argmax(norms)); idx.append(j)
-        if norms[j] <= 0: break
+        scale = norms.max() if scale is None else scale
+        norms[idx] = -1.0  # a column is picked once
+        j = int(np.argmax(norms))
+        if norms[j] <= 1e-12 * scale:
+            raise ValueError(f"spa found only {len(idx)} linearly independent columns but rank={rank} was asked; "
+                             "the matrix has a lower rank (ask for fewer components).")
+        idx.append(j)
         u = R[:, j] / np.sqrt(norms[j])
         R -= np.outer(u, u @ R)
     return np.array(idx)

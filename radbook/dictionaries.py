@@ -155,7 +155,12 @@ class DictionaryCPD:
                 logp = atom_logpdfs(d, X[:, n])
                 shift = logp.max(axis=1, keepdims=True)
                 shift[~np.isfinite(shift)] = 0.0
-                out += np.log(np.exp(logp - shift) @ B) + shift
+                mixed = np.exp(logp - shift) @ B
+                value = np.log(mixed) + shift
+                rows = np.flatnonzero((mixed < 1e-280).any(axis=1))  # underflow: only unused atoms were near x
+                if len(rows):
+                    value[rows] = logsumexp(logp[rows][:, :, None] + np.log(B)[None], axis=1)
+                out += value
         return out
 
     def logpdf(self, X) -> np.ndarray:

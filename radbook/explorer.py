@@ -16,12 +16,13 @@ from matplotlib.colors import PowerNorm
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from .dictionaries import PAPER_FAMILIES, paper_family, atom_spec
 from .rad import RAD
-from .radon import feature_pairs, bin_edges, projection_counts, radon_matrix
+from .radon import feature_pairs, projection_counts, radon_matrix
+from .rad import auto_bins
 from .metrics import jsd
 
 # %% auto #0
 __all__ = ['SAMPLE_SIZES', 'is_discrete', 'axis_cells', 'marginal_image', 'Profile', 'projection_profile', 'explorer_figure',
-           'auto_bins', 'FitRecord', 'Explorer', 'explorer_app']
+           'FitRecord', 'Explorer', 'explorer_app']
 
 # %% ../nbs/08_explorer.ipynb #5abe48da
 def is_discrete(dictionary) -> bool:
@@ -74,10 +75,7 @@ def projection_profile(rad: RAD, X, j: int, k: int, m: int, truth=None) -> Profi
     if not 0 <= m < M: raise ValueError(f"Direction m={m} does not exist: the model has {M} directions (0..{M - 1}).")
     pairs, direction, n_bins = feature_pairs(N), rad.directions_[m:m + 1], rad.n_bins_
     p = int(np.flatnonzero((pairs[:, 0] == j) & (pairs[:, 1] == k))[0])
-    if all(d is rad.dictionaries_[0] for d in rad.dictionaries_):  # RAD pools the bins over pairs then
-        lo, width = (a[p] for a in bin_edges(X, pairs, direction, n_bins, shared=True))
-    else:
-        lo, width = (a[0] for a in bin_edges(X, pairs[p:p + 1], direction, n_bins))
+    lo, width = rad.bin_lo_[p, m:m + 1], rad.bin_width_[p, m:m + 1]  # RAD's own bins
     data = projection_counts(X, pairs[p:p + 1], direction, lo[None], width[None], n_bins)[0, 0] / len(X)
     model = _projected(rad.density_, j, k, direction, lo, width, n_bins)
     true = None if truth is None else _projected(truth, j, k, direction, lo, width, n_bins)
@@ -140,10 +138,6 @@ def explorer_figure(truth_image, rad_image, cells, labels, profile: Profile, his
     return buf.getvalue()
 
 # %% ../nbs/08_explorer.ipynb #117dc674
-def auto_bins(n_samples: int) -> int:
-    "RAD's default number of bins per direction, $\\lceil K^{1/3}\\rceil$ (`n_bins='auto'`)."
-    return int(np.ceil(n_samples ** (1 / 3) - 1e-9))
-
 @dataclass
 class FitRecord:
     "A cached fit: the estimator, its fit time in seconds, JSD to the truth with its standard error, and any warning."

@@ -58,6 +58,7 @@ class PGDResult:
     losses: list = field(default_factory=list)
     n_iter: int = 0
     converged: bool = False
+    stop: str = 'max_iter'  # why the run ended: 'tol', 'callback', 'max_iter' or 'line_search'
 
 def _dot(a, b): return sum(float(np.vdot(x, y)) for x, y in zip(a, b))
 def _axpy(a, x, y): return tuple(yi + a * xi for xi, yi in zip(x, y))
@@ -77,6 +78,8 @@ def pgd(fun, params, project, max_iter: int = 1000, tol: float = 1e-9, step: flo
             bound = fy + _dot(gy, d) + _dot(d, d) / (2 * step) if accelerate else fy + sigma * _dot(gy, d)
             if f_new <= bound + 1e-15 * abs(fy): break
             step *= shrink
+        else:
+            res.stop = 'line_search'; break  # no step decreases the objective enough: not a convergence
         if accelerate and f_new > fx:  # adaptive restart: drop the momentum and take a plain step from x
             t_k, y, fy, gy = 1.0, x, fx, gx
             continue
@@ -92,7 +95,8 @@ def pgd(fun, params, project, max_iter: int = 1000, tol: float = 1e-9, step: flo
         step /= shrink  # let the step grow again
         res.params, res.n_iter = x, it
         res.losses.append(fx)
-        if callback is not None and callback(it, x, fx): break
+        if callback is not None and callback(it, x, fx):
+            res.stop = 'callback'; break
         if abs(fx_old - fx) <= tol * max(abs(fx), 1e-300):
-            res.converged = True; break
+            res.converged, res.stop = True, 'tol'; break
     return res

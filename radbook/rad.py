@@ -18,7 +18,7 @@ from .radon import (feature_pairs, random_directions, bin_edges, projection_coun
 from .optim import project_simplex, simplex_lstsq, pgd
 
 # %% auto #0
-__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'rad_solve', 'RAD']
+__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'rad_solve', 'auto_bins', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
 class RadonLoss:
@@ -148,6 +148,9 @@ def _run(loss, start, max_iter, tol, accelerate, val=None, patience=100, check_e
         return it - best['it'] >= patience
     res = pgd(loss.value_grad, start, loss.project, max_iter=max_iter, tol=tol, accelerate=accelerate, callback=callback)
     if val is None: best.update(score=res.losses[-1], it=res.n_iter, params=res.params)
+    elif res.stop != 'callback':  # the last iterate may not have been scored yet
+        score = val.value(*res.params)
+        if score < best['score']: best.update(score=score, it=res.n_iter, params=res.params)
     return res, best, curve
 
 def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: RadonLoss = None, init: str = 'random',
@@ -167,9 +170,9 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
     if val is not None and full is not None:  # refit on all data for the chosen number of iterations
         refit = pgd(full.value_grad, starts[s], full.project, max_iter=max(best['it'], 1), tol=0.0, accelerate=accelerate)
         B, lam, n_iter, losses = *refit.params, refit.n_iter, refit.losses
-        converged = best['it'] < res.n_iter
     else:
-        (B, lam), n_iter, losses, converged = best['params'], best['it'], res.losses, res.converged or val is not None
+        (B, lam), n_iter, losses = best['params'], best['it'], res.losses
+    converged = res.stop in ('tol', 'callback')  # stopped by its own criterion, not by max_iter
     return RADSolution(B, lam, n_iter, converged, losses, [c for c in curve], [r[0] for r in runs], s)
 
 # %% ../nbs/04_rad.ipynb #748a0eae
@@ -182,6 +185,10 @@ def _check_real(name, value, low, high, include_low=True):
     if not ok or value > high or value < low or (not include_low and value == low):
         bracket = '[' if include_low else '('
         raise ValueError(f"{name} must be a number in {bracket}{low}, {high}], got {value!r}.")
+
+def auto_bins(n_samples: int) -> int:
+    "The paper's number of bins per direction for `n_samples` samples, $\\lceil K^{1/3}\\rceil$ (`n_bins='auto'`)."
+    return int(np.ceil(n_samples ** (1 / 3) - 1e-9))
 
 _BIN_SAMPLES = 10_000  # bin ranges come from at most this many rows: the outer bins are open-ended anyway
 _SMOOTHING_GRID = (0.0, 0.01, 0.1, 1.0)
@@ -277,6 +284,8 @@ class RAD(DensityMixin, BaseEstimator):
         _check_real('tol', self.tol, 0, np.inf); _check_real('rho', self.rho, 0, np.inf)
         _check_real('validation_fraction', self.validation_fraction, 0, 0.5)
         if self.init not in ('random', 'paper'): raise ValueError(f"init must be 'random' or 'paper', got {self.init!r}.")
+        if not isinstance(self.accelerate, (bool, np.bool_)): raise ValueError(f"accelerate must be True or False, got {self.accelerate!r}.")
+        _check_int('verbose', self.verbose, 0)
         if isinstance(self.smoothing, str):
             if self.smoothing != 'auto': raise ValueError(f"smoothing must be a number >= 0 or 'auto', got {self.smoothing!r}.")
             if self.validation_fraction == 0:
@@ -292,7 +301,7 @@ class RAD(DensityMixin, BaseEstimator):
             raise ValueError(f"radon must be 'exact' or 'monte_carlo', got {self.radon!r}.")
         if isinstance(self.n_bins, str):
             if self.n_bins != 'auto': raise ValueError(f"n_bins must be a positive integer or 'auto', got {self.n_bins!r}.")
-            n_bins = int(np.ceil(n_samples ** (1 / 3) - 1e-9))
+            n_bins = auto_bins(n_samples)
         else:
             _check_int('n_bins', self.n_bins, 1); n_bins = int(self.n_bins)
         if n_samples < 2 * n_bins:

@@ -72,6 +72,7 @@ def test_atoms_that_are_not_distributions(data, atom):
     (dict(n_bins=0), 'n_bins'), (dict(n_bins='many'), 'n_bins'), (dict(init='spa'), 'init'),
     (dict(radon='fast'), 'radon'), (dict(validation_fraction=0.9), 'validation_fraction'),
     (dict(tol=-1.0), 'tol'), (dict(n_init=0), 'n_init'), (dict(dictionaries='guess'), "'auto'"),
+    (dict(accelerate='no'), 'accelerate'), (dict(verbose='loud'), 'verbose'), (dict(smoothing=-1.0), 'smoothing'),
 ])
 def test_bad_hyperparameters(data, params, name):
     kwargs = {**FAST, **params}
@@ -96,3 +97,10 @@ def test_paper_init_with_too_many_components(data):
     truth = paper_family('mixed', random_state=0)
     with pytest.raises(ValueError, match="init='paper'"):
         RAD(40, dictionaries=truth.dictionaries, init='paper', **FAST).fit(data)
+
+
+def test_iteration_cap_warns_and_keeps_the_last_iterate(data):
+    from sklearn.exceptions import ConvergenceWarning
+    with pytest.warns(ConvergenceWarning, match='max_iter=4'):
+        rad = RAD(2, n_projections=8, n_init=1, max_iter=4, random_state=0).fit(data)
+    assert rad.converged_ is False and rad.n_iter_ == 4

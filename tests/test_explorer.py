@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from radbook.explorer import Explorer, auto_bins, explorer_app
+from radbook.explorer import Explorer, explorer_app
+from radbook.rad import auto_bins
 from radbook.rad import RAD
 from radbook.dictionaries import paper_family
 
