@@ -230,7 +230,8 @@ def format_claims(rows) -> str:
     "The claims check as text."
     lines = []
     for name, holds, fails, n in check_claims(rows):
-        lines.append(f"{'holds' if holds else 'fails'}: {name} ({n - len(fails)}/{n} cells)")
+        verdict = 'untested' if n == 0 else 'holds' if holds else 'fails'
+        lines.append(f"{verdict}: {name} ({n - len(fails)}/{n} cells)")
         lines += [f"    {f} K={K}: {v} vs {rivals}" for f, K, v, rivals in fails]
     return '\n'.join(lines)
 
