@@ -6,14 +6,7 @@ from radbook.dictionaries import DictionaryCPD, gaussian, laplacian, paper_famil
 from radbook.metrics import jsd
 from radbook.radon import bin_edges, feature_pairs, radon_operators, random_directions
 from radbook.rad import RAD, RadonLoss, rad_solve
-
-
-def small_model(seed=0, N=4, F=3, L=5):
-    rng = np.random.default_rng(seed)
-    means, sds = np.linspace(-1, 1, L), rng.uniform(0.15, 0.3, L)
-    atoms = [gaussian(m, s) if i % 2 else laplacian(m, s) for i, (m, s) in enumerate(zip(means, sds))]
-    coefs = [rng.dirichlet(np.ones(L), size=F).T for _ in range(N)]
-    return DictionaryCPD(rng.dirichlet(np.ones(F) * 2), coefs, [atoms] * N)
+from models import small_model
 
 
 def exact_loss(model, n_projections=20, n_bins=20, seed=0):

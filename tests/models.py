@@ -1,0 +1,13 @@
+"""Small known models shared by the tests."""
+import numpy as np
+
+from radbook.dictionaries import DictionaryCPD, gaussian, laplacian
+
+
+def small_model(seed=0, N=4, F=3, L=5):
+    "A dictionary CPD with N features sharing L alternating Laplacian/Gaussian atoms, rank F."
+    rng = np.random.default_rng(seed)
+    means, sds = np.linspace(-1, 1, L), rng.uniform(0.15, 0.3, L)
+    atoms = [gaussian(m, s) if i % 2 else laplacian(m, s) for i, (m, s) in enumerate(zip(means, sds))]
+    coefs = [rng.dirichlet(np.ones(L), size=F).T for _ in range(N)]
+    return DictionaryCPD(rng.dirichlet(np.ones(F) * 2), coefs, [atoms] * N)
