@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from .dictionaries import DictionaryCPD, atom_key, atom_spec, auto_dictionaries, check_dictionaries
 from .radon import bin_edges, bin_index, feature_pairs
-from .rad import RAD, _check_int, _check_real
+from .rad import RAD, _RANK_GRID, _check_int, _check_real
 
 # %% auto #0
 __all__ = ['discretize_dictionary', 'feature_bins', 'histogram_operators', 'pair_histograms', 'JUPAD', 'GMMCV', 'KDECV']
@@ -82,67 +82,32 @@ class JUPAD(RAD):
 
     Parameters
     ----------
-    n_components : int, default=10
-        Rank F of the CPD (the number of mixture components).
     dictionaries : 'auto', list of atoms, or list of lists of atoms
         Required. One list shared by all features, one list per feature, or 'auto' (as `RAD`).
     n_bins : int, default=60
         Bins per feature (the paper: 50-100, fixed whatever the sample size).
-    init : {'random', 'paper'}, default='random'
-        Starts of `rad_solve`.
-    n_init : int, default=3
-        Number of random starts.
-    max_iter : int, default=3000
-        Iteration cap of projected gradient descent per start.
-    tol : float, default=1e-8
-        Relative change of the loss that ends a run.
-    validation_fraction : float, default=0.2
-        Share of the samples held out to stop early and choose the start; 0 minimises the loss to convergence.
-    patience : int, default=100
-        Iterations without held-out improvement before a run stops.
-    accelerate : bool, default=True
-        Nesterov momentum in projected gradient descent.
-    rho : float, default=1.0
-        Coupling weight of the paper's start (init='paper').
-    n_alt : int, default=10
-        Alternations of the paper's start.
-    smoothing : float >= 0 or 'auto', default=0.0
-        Ridge penalty pulling the columns of B_n towards uniform weights (as `RAD`).
-    random_state : int, RandomState or None, default=None
-        Seeds the split, the starts and sampling.
-    verbose : int, default=0
-        Print progress when > 0.
+    n_components, init, n_init, combine, max_iter, tol, validation_fraction, patience, accelerate, rho, n_alt,
+    smoothing, n_components_grid, random_state, verbose
+        As `RAD`: they set the same solver (the loss here is over 2-D histograms instead of projections).
 
     Attributes
     ----------
-    weights_ : ndarray of shape (n_components,)
-        Mixture weights lambda.
-    coefs_ : list of ndarray of shape (n_atoms_n, n_components)
-        Dictionary coefficients B_n of each feature.
-    dictionaries_ : list of lists of atoms
-        The dictionaries used.
-    density_ : DictionaryCPD
-        The fitted density.
-    n_features_in_ : int
-        Number of features seen in `fit`.
-    n_bins_ : int
-        Bins per feature.
     bin_lo_, bin_width_ : ndarray of shape (n_features,)
         Left end of the first bin and bin width of each feature.
-    n_iter_ : int
-        Iterations of the final run.
-    converged_ : bool
-        Whether the final run stopped on its criterion rather than on `max_iter`.
-    loss_curve_ : list of float
-        Loss per iteration of the final run.
+    n_bins_ : int
+        Bins per feature.
+    n_components_, weights_, coefs_, dictionaries_, density_, n_features_in_, n_iter_, converged_, loss_curve_,
+    validation_curve_, smoothing_, smoothing_scores_, rank_scores_
+        As `RAD`.
     """
-    def __init__(self, n_components=10, *, dictionaries=None, n_bins=60, init='random', n_init=3, max_iter=3000,
-                 tol=1e-8, validation_fraction=0.2, patience=100, accelerate=True, rho=1.0, n_alt=10,
-                 smoothing=0.0, random_state=None, verbose=0):
+    def __init__(self, n_components=10, *, dictionaries=None, n_bins=60, init='random', n_init=8, combine='average',
+                 max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, accelerate=True, rho=1.0, n_alt=10,
+                 smoothing=0.0, n_components_grid=_RANK_GRID, random_state=None, verbose=0):
         self.n_components, self.dictionaries, self.n_bins, self.init = n_components, dictionaries, n_bins, init
-        self.n_init, self.max_iter, self.tol, self.validation_fraction = n_init, max_iter, tol, validation_fraction
-        self.patience, self.accelerate, self.rho, self.n_alt = patience, accelerate, rho, n_alt
-        self.smoothing, self.random_state, self.verbose = smoothing, random_state, verbose
+        self.n_init, self.combine, self.max_iter, self.tol = n_init, combine, max_iter, tol
+        self.validation_fraction, self.patience, self.accelerate, self.rho = validation_fraction, patience, accelerate, rho
+        self.n_alt, self.smoothing, self.n_components_grid = n_alt, smoothing, n_components_grid
+        self.random_state, self.verbose = random_state, verbose
 
     def _check_params(self, n_samples):
         "Validate the hyperparameters; returns the number of bins per feature."
@@ -327,17 +292,24 @@ class KDECV(DensityMixin, BaseEstimator):
         Number of cross-validation folds.
     n_jobs : int or None, default=None
         Parallel jobs of `GridSearchCV`.
+    max_cv_samples : int or None, default=5000
+        The bandwidth factor is cross-validated on a random subsample of at most this many rows (None: all rows), then
+        applied to the rule-of-thumb bandwidth of the full sample (which scales as K^(-1/(N+4))).
+    rtol : float, default=1e-3
+        Relative tolerance of `KernelDensity`'s tree sums (0: exact and slower; 1e-3 moved log densities by about 5e-4).
     random_state : int, RandomState or None, default=None
-        Seeds the fold shuffle and sampling.
+        Seeds the subsample, the fold shuffle and sampling.
 
     Attributes
     ----------
     bandwidth_ : float
         The chosen bandwidth, in standardised units (multiply by `scale_` for each feature's units).
     rule_bandwidth_ : float
-        The rule-of-thumb bandwidth the factors multiply.
+        The rule-of-thumb bandwidth of the full sample, which the chosen factor multiplies.
+    bandwidth_factor_ : float
+        The chosen factor.
     cv_scores_ : dict
-        Bandwidth -> mean held-out log-likelihood (original units).
+        Factor -> mean held-out log-likelihood on the cross-validation subsample (original units).
     kde_ : KernelDensity
         The KDE fitted to all the standardised data.
     mean_, scale_ : ndarray of shape (n_features,)
@@ -345,13 +317,17 @@ class KDECV(DensityMixin, BaseEstimator):
     n_features_in_ : int
         Number of features seen in `fit`.
     """
-    def __init__(self, bandwidth_factors=None, *, rule='scott', cv=3, n_jobs=None, random_state=None):
+    def __init__(self, bandwidth_factors=None, *, rule='scott', cv=3, n_jobs=None, max_cv_samples=5000, rtol=1e-3,
+                 random_state=None):
         self.bandwidth_factors, self.rule, self.cv, self.n_jobs, self.random_state = bandwidth_factors, rule, cv, n_jobs, random_state
+        self.max_cv_samples, self.rtol = max_cv_samples, rtol
 
     def _check_params(self, n_samples) -> np.ndarray:
         if self.rule not in ('scott', 'silverman'): raise ValueError(f"rule must be 'scott' or 'silverman', got {self.rule!r}.")
         _check_int('cv', self.cv, 2)
         if n_samples < self.cv: raise ValueError(f"cv={self.cv} folds need at least {self.cv} samples, got {n_samples}; decrease cv.")
+        if self.max_cv_samples is not None: _check_int('max_cv_samples', self.max_cv_samples, 2 * self.cv)
+        _check_real('rtol', self.rtol, 0, 1)
         factors = np.geomspace(0.05, 2.0, 12) if self.bandwidth_factors is None else self.bandwidth_factors
         try: factors = np.asarray(factors, dtype=float)
         except (TypeError, ValueError): factors = np.array([np.nan])
@@ -367,15 +343,19 @@ class KDECV(DensityMixin, BaseEstimator):
         self.mean_, scale = X.mean(axis=0), X.std(axis=0)
         self.scale_ = np.where(scale > 0, scale, 1.0)
         Z = (X - self.mean_) / self.scale_
-        self.rule_bandwidth_ = K ** (-1 / (N + 4)) if self.rule == 'scott' else (K * (N + 2) / 4) ** (-1 / (N + 4))
-        grid = self.rule_bandwidth_ * factors
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        search = GridSearchCV(KernelDensity(kernel='gaussian'), {'bandwidth': grid}, scoring=_mean_log_likelihood,
-                              cv=KFold(self.cv, shuffle=True, random_state=seed), n_jobs=self.n_jobs).fit(Z)
-        self.kde_ = search.best_estimator_
-        self.bandwidth_ = float(self.kde_.bandwidth)
+        rule = lambda n: n ** (-1 / (N + 4)) if self.rule == 'scott' else (n * (N + 2) / 4) ** (-1 / (N + 4))
+        self.rule_bandwidth_ = rule(K)
+        rng = check_random_state(self.random_state)
+        seed = rng.randint(np.iinfo(np.int32).max)
+        sub = Z if self.max_cv_samples is None or K <= self.max_cv_samples else Z[rng.choice(K, self.max_cv_samples, replace=False)]
+        search = GridSearchCV(KernelDensity(kernel='gaussian', rtol=self.rtol), {'bandwidth': rule(len(sub)) * factors},
+                              scoring=_mean_log_likelihood, cv=KFold(self.cv, shuffle=True, random_state=seed),
+                              n_jobs=self.n_jobs).fit(sub)
+        self.bandwidth_factor_ = float(factors[search.best_index_])
+        self.bandwidth_ = float(self.rule_bandwidth_ * self.bandwidth_factor_)
+        self.kde_ = KernelDensity(kernel='gaussian', bandwidth=self.bandwidth_, rtol=self.rtol).fit(Z)
         log_jac = np.log(self.scale_).sum()
-        self.cv_scores_ = {float(h): float(s) - log_jac for h, s in zip(grid, search.cv_results_['mean_test_score'])}
+        self.cv_scores_ = {float(f): float(s) - log_jac for f, s in zip(factors, search.cv_results_['mean_test_score'])}
         return self
 
     def score_samples(self, X):

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import numbers
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
@@ -18,7 +18,7 @@ from .radon import (feature_pairs, random_directions, bin_edges, projection_coun
 from .optim import project_simplex, simplex_lstsq, pgd
 
 # %% auto #0
-__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'rad_solve', 'auto_bins', 'RAD']
+__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'refit', 'rad_solve', 'auto_bins', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
 class RadonLoss:
@@ -127,7 +127,7 @@ def paper_start(loss: RadonLoss, n_components: int, rho: float = 1.0, n_alt: int
 # %% ../nbs/04_rad.ipynb #d57bdb20
 @dataclass
 class RADSolution:
-    "What `rad_solve` returns: parameters, the iteration count, the loss curves and the chosen start."
+    "What `rad_solve` returns: parameters, iteration counts, loss curves, and the starts kept and their stopping iterations."
     B: np.ndarray
     weights: np.ndarray
     n_iter: int
@@ -136,6 +136,8 @@ class RADSolution:
     val_curve: list = field(default_factory=list)
     start_scores: list = field(default_factory=list)
     best_start: int = 0
+    starts: list = field(default_factory=list)
+    stop_iters: list = field(default_factory=list)
 
 def _run(loss, start, max_iter, tol, accelerate, val=None, patience=100, check_every=5):
     "One PGD run from `start`; with `val`, track the held-out loss and keep the best iterate."
@@ -153,10 +155,22 @@ def _run(loss, start, max_iter, tol, accelerate, val=None, patience=100, check_e
         if score < best['score']: best.update(score=score, it=res.n_iter, params=res.params)
     return res, best, curve
 
+def _average(params) -> tuple:
+    "The equal-weight mixture of several `(B, lam)`: components side by side, weights divided by their number."
+    return np.concatenate([B for B, _ in params], axis=2), np.concatenate([lam for _, lam in params]) / len(params)
+
+def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True) -> RADSolution:
+    "Rerun every kept start of `sol` on `full` (all the data) for its chosen number of iterations; average as `sol` did."
+    runs = [pgd(full.value_grad, start, full.project, max_iter=max(it, 1), tol=0.0, accelerate=accelerate)
+            for start, it in zip(sol.starts, sol.stop_iters)]
+    B, lam = _average([r.params for r in runs])
+    return replace(sol, B=B, weights=lam, n_iter=max(r.n_iter for r in runs), loss_curve=runs[0].losses)
+
 def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: RadonLoss = None, init: str = 'random',
-              n_init: int = 3, max_iter: int = 3000, tol: float = 1e-8, patience: int = 100, accelerate: bool = True,
-              rho: float = 1.0, n_alt: int = 10, random_state=None, verbose: int = 0) -> RADSolution:
-    "Fit `(B, weights)` to `loss`; pick among starts and stop early by `val`, then refit on `full` (see the text)."
+              n_init: int = 8, combine: str = 'average', max_iter: int = 3000, tol: float = 1e-8, patience: int = 100,
+              accelerate: bool = True, rho: float = 1.0, n_alt: int = 10, random_state=None, verbose: int = 0) -> RADSolution:
+    "Fit `(B, weights)` to `loss` from several starts, stop each early by `val`, keep the best or average them, refit on `full`."
+    if combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {combine!r}.")
     rng = check_random_state(random_state)
     if init == 'paper': starts = [paper_start(loss, n_components, rho=rho, n_alt=n_alt)]
     elif init == 'random': starts = [random_start(loss, n_components, rng) for _ in range(n_init)]
@@ -167,13 +181,12 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
         runs.append((best['score'], s, res, best, curve))
         if verbose: print(f"start {s}: {res.n_iter} iterations, best score {best['score']:.5g} at iteration {best['it']}")
     score, s, res, best, curve = min(runs, key=lambda r: r[0])
-    if val is not None and full is not None:  # refit on all data for the chosen number of iterations
-        refit = pgd(full.value_grad, starts[s], full.project, max_iter=max(best['it'], 1), tol=0.0, accelerate=accelerate)
-        B, lam, n_iter, losses = *refit.params, refit.n_iter, refit.losses
-    else:
-        (B, lam), n_iter, losses = best['params'], best['it'], res.losses
-    converged = res.stop in ('tol', 'callback')  # stopped by its own criterion, not by max_iter
-    return RADSolution(B, lam, n_iter, converged, losses, [c for c in curve], [r[0] for r in runs], s)
+    kept = runs if combine == 'average' else [runs[s]]
+    B, lam = _average([r[3]['params'] for r in kept])
+    converged = all(r[2].stop in ('tol', 'callback') for r in kept)  # stopped by their own criterion, not by max_iter
+    sol = RADSolution(B, lam, max(r[3]['it'] for r in kept), converged, res.losses, list(curve), [r[0] for r in runs], s,
+                      [starts[r[1]] for r in kept], [r[3]['it'] for r in kept])
+    return refit(sol, full, accelerate) if val is not None and full is not None else sol
 
 # %% ../nbs/04_rad.ipynb #748a0eae
 def _check_int(name, value, low):
@@ -192,14 +205,21 @@ def auto_bins(n_samples: int) -> int:
 
 _BIN_SAMPLES = 10_000  # bin ranges come from at most this many rows: the outer bins are open-ended anyway
 _SMOOTHING_GRID = (0.0, 0.01, 0.1, 1.0)
+_RANK_GRID = (2, 4, 8, 16, 32)
+
+def _held_out_loglik(sol, dictionaries, n_atoms, X) -> float:
+    "Mean log density of the rows `X` under the solution `sol` (floored, so one impossible row cannot make it -inf)."
+    model = DictionaryCPD(sol.weights, [sol.B[n, :L] for n, L in enumerate(n_atoms)], dictionaries)
+    return float(np.mean(np.maximum(model.logpdf(X), -700.0)))
 
 class RAD(DensityMixin, BaseEstimator):
     """Joint density estimation with Radons And Dictionaries (Singhal, Mirza, Rajwade & Gurumoorthy).
 
     Parameters
     ----------
-    n_components : int, default=10
-        Rank F of the CPD (the number of mixture components).
+    n_components : int or 'auto', default=10
+        Rank F of the CPD (the number of mixture components); 'auto' picks it from `n_components_grid` by the
+        log-likelihood of the held-out samples (one fit per candidate).
     dictionaries : 'auto', list of atoms, or list of lists of atoms, default='auto'
         Atoms of the 1-D densities: 'auto' builds them from each feature's 1-D marginal (`auto_dictionaries`);
         one list is shared by all features; a list of lists gives one dictionary per feature.
@@ -208,9 +228,12 @@ class RAD(DensityMixin, BaseEstimator):
     n_bins : int or 'auto', default='auto'
         Bins per direction; 'auto' is ceil(n_samples ** (1/3)) as in the paper.
     init : {'random', 'paper'}, default='random'
-        'random': `n_init` Dirichlet starts, the best by held-out loss; 'paper': simplex least squares + SPA + J2 alternation.
-    n_init : int, default=3
+        'random': `n_init` Dirichlet starts; 'paper': simplex least squares + SPA + J2 alternation (one start).
+    n_init : int, default=8
         Number of random starts.
+    combine : {'average', 'best'}, default='average'
+        'average': the fitted density is the equal-weight mixture of the runs from all starts (it then has
+        `n_init * n_components` components); 'best': the run with the lowest held-out loss alone.
     max_iter : int, default=3000
         Iteration cap of projected gradient descent per start.
     tol : float, default=1e-8
@@ -232,6 +255,8 @@ class RAD(DensityMixin, BaseEstimator):
     smoothing : float >= 0 or 'auto', default=0.0
         Weight of a ridge penalty pulling every column of every B_n towards uniform weights; 'auto' picks it from
         (0, 0.01, 0.1, 1) by the held-out loss (four fits).
+    n_components_grid : sequence of int, default=(2, 4, 8, 16, 32)
+        Candidate ranks for n_components='auto'.
     random_state : int, RandomState or None, default=None
         Seeds directions, the split, the starts and sampling.
     verbose : int, default=0
@@ -239,9 +264,11 @@ class RAD(DensityMixin, BaseEstimator):
 
     Attributes
     ----------
-    weights_ : ndarray of shape (n_components,)
-        Mixture weights lambda.
-    coefs_ : list of ndarray of shape (n_atoms_n, n_components)
+    n_components_ : int
+        Rank F of every run (chosen when n_components='auto').
+    weights_ : ndarray of shape (n_mixture,)
+        Mixture weights; n_mixture is `n_init * n_components_` with combine='average', else `n_components_`.
+    coefs_ : list of ndarray of shape (n_atoms_n, n_mixture)
         Dictionary coefficients B_n of each feature.
     dictionaries_ : list of lists of atoms
         The dictionaries used.
@@ -256,34 +283,54 @@ class RAD(DensityMixin, BaseEstimator):
     bin_lo_, bin_width_ : ndarray of shape (n_pairs, n_projections)
         Left edge and width of the bins of every pair and direction (the outermost bins are open-ended).
     n_iter_ : int
-        Iterations of the final run.
+        Iterations of the longest final run.
     converged_ : bool
-        Whether the final run stopped on its criterion rather than on `max_iter`.
+        Whether every final run stopped on its criterion rather than on `max_iter`.
     loss_curve_ : list of float
-        J1 per iteration of the final run.
+        J1 per iteration of the first kept run's final fit.
     validation_curve_ : list of (int, float)
-        Held-out J1 every few iterations of the chosen start (empty when validation_fraction=0).
+        Held-out J1 every few iterations of the best start (empty when validation_fraction=0).
     smoothing_ : float
         The smoothing weight used (chosen when smoothing='auto').
     smoothing_scores_ : dict
         Held-out J1 of each smoothing weight tried (smoothing='auto' only; empty otherwise).
+    rank_scores_ : dict
+        Held-out mean log-likelihood of each candidate rank (n_components='auto' only; empty otherwise).
     """
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', init='random',
-                 n_init=3, max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, accelerate=True, rho=1.0,
-                 n_alt=10, radon='exact', n_mc=2000, smoothing=0.0, random_state=None, verbose=0):
+                 n_init=8, combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100,
+                 accelerate=True, rho=1.0, n_alt=10, radon='exact', n_mc=2000, smoothing=0.0,
+                 n_components_grid=_RANK_GRID, random_state=None, verbose=0):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
-        self.init, self.n_init, self.max_iter, self.tol = init, n_init, max_iter, tol
+        self.init, self.n_init, self.combine, self.max_iter, self.tol = init, n_init, combine, max_iter, tol
         self.validation_fraction, self.patience, self.accelerate, self.rho = validation_fraction, patience, accelerate, rho
         self.n_alt, self.radon, self.n_mc, self.random_state, self.verbose = n_alt, radon, n_mc, random_state, verbose
-        self.smoothing = smoothing
+        self.smoothing, self.n_components_grid = smoothing, n_components_grid
+
+    def _ranks(self) -> tuple:
+        "The candidate ranks: `n_components_grid` for 'auto', else `(n_components,)`."
+        if isinstance(self.n_components, str):
+            if self.n_components != 'auto':
+                raise ValueError(f"n_components must be a positive integer or 'auto', got {self.n_components!r}.")
+            if self.validation_fraction == 0:
+                raise ValueError("n_components='auto' chooses by held-out samples and needs validation_fraction > 0.")
+            grid = self.n_components_grid
+            if isinstance(grid, (str, bytes)) or not hasattr(grid, '__len__') or len(grid) == 0:
+                raise ValueError(f"n_components_grid must be a non-empty sequence of positive integers, got {grid!r}.")
+            for F in grid: _check_int('n_components_grid entry', F, 1)
+            return tuple(int(F) for F in grid)
+        _check_int('n_components', self.n_components, 1)
+        return (int(self.n_components),)
 
     def _check_solver_params(self):
         "Checks shared with estimators that reuse RAD's solver (JUPAD)."
-        _check_int('n_components', self.n_components, 1); _check_int('n_init', self.n_init, 1)
+        _check_int('n_init', self.n_init, 1)
         _check_int('max_iter', self.max_iter, 1); _check_int('patience', self.patience, 1); _check_int('n_alt', self.n_alt, 0)
         _check_real('tol', self.tol, 0, np.inf); _check_real('rho', self.rho, 0, np.inf)
         _check_real('validation_fraction', self.validation_fraction, 0, 0.5)
+        self._ranks()
         if self.init not in ('random', 'paper'): raise ValueError(f"init must be 'random' or 'paper', got {self.init!r}.")
+        if self.combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {self.combine!r}.")
         if not isinstance(self.accelerate, (bool, np.bool_)): raise ValueError(f"accelerate must be True or False, got {self.accelerate!r}.")
         _check_int('verbose', self.verbose, 0)
         if isinstance(self.smoothing, str):
@@ -341,18 +388,29 @@ class RAD(DensityMixin, BaseEstimator):
             val, full = loss.with_target(c_val / n_val), loss.with_target((c_fit + c_val) / K)
         else:
             loss, val, full = RadonLoss(Rs, group, pairs, n_atoms, counts(order) / K), None, None
-        auto = isinstance(self.smoothing, str)
-        seed = rng.randint(2**31 - 1) if auto else rng  # 'auto': every weight starts from the same points
-        fits = {}
-        for gamma in (_SMOOTHING_GRID if auto else (float(self.smoothing),)):
-            for obj in (loss, full):
-                if obj is not None: obj.smoothing = gamma
-            fits[gamma] = rad_solve(loss, self.n_components, val=val, full=full, init=self.init, n_init=self.n_init,
-                                    max_iter=self.max_iter, tol=self.tol, patience=self.patience, accelerate=self.accelerate,
-                                    rho=self.rho, n_alt=self.n_alt, random_state=seed, verbose=self.verbose)
-        self.smoothing_scores_ = {g: min(f.start_scores) for g, f in fits.items()} if auto else {}
-        self.smoothing_ = min(fits, key=lambda g: min(fits[g].start_scores))
-        sol = fits[self.smoothing_]
+        ranks, auto_rank = self._ranks(), isinstance(self.n_components, str)
+        auto_smoothing = isinstance(self.smoothing, str)
+        gammas = _SMOOTHING_GRID if auto_smoothing else (float(self.smoothing),)
+        seed = rng.randint(2**31 - 1) if len(ranks) * len(gammas) > 1 else rng  # every candidate starts alike
+        fits = {}  # (rank, gamma) -> (held-out J1, held-out log-likelihood, solution fitted without the held-out part)
+        for F in ranks:
+            for gamma in gammas:
+                loss.smoothing = gamma
+                sol = rad_solve(loss, F, val=val, init=self.init, n_init=self.n_init, combine=self.combine,
+                                max_iter=self.max_iter, tol=self.tol, patience=self.patience, accelerate=self.accelerate,
+                                rho=self.rho, n_alt=self.n_alt, random_state=seed, verbose=self.verbose)
+                j1 = val.value(sol.B, sol.weights) if val is not None else np.nan
+                ll = _held_out_loglik(sol, dictionaries, n_atoms, X[order[:n_val]]) if auto_rank else np.nan
+                fits[F, gamma] = (j1, ll, sol)
+                if self.verbose: print(f"rank {F}, smoothing {gamma}: held-out J1 {j1:.5g}, log-likelihood {ll:.4f}")
+        key = max(fits, key=lambda k: fits[k][1]) if auto_rank else min(fits, key=lambda k: fits[k][0])
+        self.n_components_, self.smoothing_ = key
+        self.rank_scores_ = {F: max(fits[F, g][1] for g in gammas) for F in ranks} if auto_rank else {}
+        self.smoothing_scores_ = {g: fits[self.n_components_, g][0] for g in gammas} if auto_smoothing else {}
+        sol = fits[key][2]
+        if full is not None:
+            full.smoothing = self.smoothing_
+            sol = refit(sol, full, self.accelerate)
         if not sol.converged:
             warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
                           ConvergenceWarning)

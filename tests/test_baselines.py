@@ -14,7 +14,7 @@ from radbook.baselines import (GMMCV, JUPAD, KDECV, _gmm_sample, discretize_dict
 from radbook.dictionaries import DictionaryCPD, gaussian, laplacian, paper_family, point_mass
 from radbook.metrics import jsd
 from radbook.radon import bin_index, feature_pairs
-from radbook.rad import RadonLoss, rad_solve
+from radbook.rad import RAD, RadonLoss, rad_solve
 from models import small_model
 
 
@@ -110,7 +110,8 @@ def test_jupad_fit_is_reproducible_and_has_rad_attributes():
     a, b = JUPAD(3, **kw).fit(X), JUPAD(3, **kw).fit(X)
     np.testing.assert_array_equal(a.weights_, b.weights_)
     assert a.n_bins_ == 25 and a.bin_lo_.shape == (4,) and a.n_features_in_ == 4
-    assert [B.shape for B in a.coefs_] == [(5, 3)] * 4 and a.density_.n_components == 3
+    assert a.n_components_ == 3 and a.density_.n_components == 6  # two starts of rank 3, averaged
+    assert [B.shape for B in a.coefs_] == [(5, 6)] * 4
     Xs, labels = a.sample(100, random_state=0)
     assert Xs.shape == (100, 4) and labels.shape == (100,)
     np.testing.assert_array_equal(Xs, a.sample(100, random_state=0)[0])
@@ -210,7 +211,20 @@ def test_kdecv_matches_a_brute_force_kernel_sum():
     s = est.bandwidth_ * X.std(axis=0)  # the kernel in the original units
     Y = X[:20] + 0.01
     brute = logsumexp(stats.norm.logpdf((Y[:, None, :] - X[None]) / s).sum(axis=2), axis=1) - np.log(300) - np.log(s).sum()
-    np.testing.assert_allclose(est.score_samples(Y), brute, rtol=1e-8)
+    np.testing.assert_allclose(est.score_samples(Y), brute, atol=1.1e-3)  # the default rtol=1e-3 of the tree sums
+    exact = KDECV(rtol=0.0, random_state=0).fit(X)
+    assert exact.bandwidth_ == est.bandwidth_
+    np.testing.assert_allclose(exact.score_samples(Y), brute, rtol=1e-8)
+
+
+def test_kdecv_chooses_the_factor_on_a_subsample_and_scales_it_to_the_full_sample():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(900, 2))
+    sub = KDECV(max_cv_samples=300, random_state=0).fit(X)
+    assert sub.rule_bandwidth_ == pytest.approx(900 ** (-1 / 6))
+    assert sub.bandwidth_ == pytest.approx(sub.rule_bandwidth_ * sub.bandwidth_factor_)
+    assert sub.bandwidth_factor_ == max(sub.cv_scores_, key=sub.cv_scores_.get)
+    assert len(sub.kde_.tree_.data) == 900  # the final estimate uses every row
 
 
 @pytest.mark.parametrize('n_features', [1, 2])
@@ -307,6 +321,13 @@ def test_nan_and_wrong_shapes(name, small_data):
     (lambda: KDECV(bandwidth_factors=[1.0, np.nan]), 'bandwidth_factors'),
     (lambda: KDECV(cv=1), 'cv'),
     (lambda: KDECV(cv=100), 'decrease cv'),
+    (lambda: KDECV(max_cv_samples=3), 'max_cv_samples'),
+    (lambda: KDECV(rtol=-0.1), 'rtol'),
+    (lambda: RAD(combine='vote'), 'combine'),
+    (lambda: RAD('many'), 'n_components'),
+    (lambda: RAD('auto', n_components_grid=[]), 'n_components_grid'),
+    (lambda: RAD('auto', n_components_grid=[4, 2.5]), 'n_components_grid'),
+    (lambda: JUPAD('auto', dictionaries=DICT, validation_fraction=0.0), 'validation_fraction'),
 ])
 def test_bad_hyperparameters(make, message, small_data):
     with pytest.raises((ValueError, TypeError), match=message):
