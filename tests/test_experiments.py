@@ -49,3 +49,15 @@ def test_mixed_features_skips_continuous_only_methods():
 def test_quick_preset_is_valid():
     QUICK.validate()
     assert set(QUICK.families) == {'gaussian', 'laplacian', 'mixed', 'mixed_features'}
+
+
+def test_cache_key_follows_the_methods_version_and_the_settings(monkeypatch, tmp_path):
+    from dataclasses import replace
+    from radbook.experiments import METHODS, METHOD_VERSIONS, _cache_file
+    rad, gmm = ('gaussian', 500, 0, 'RAD'), ('gaussian', 500, 0, 'GMM')
+    before = _cache_file(tmp_path, rad, QUICK), _cache_file(tmp_path, gmm, QUICK)
+    monkeypatch.setitem(METHOD_VERSIONS, 'RAD', METHOD_VERSIONS['RAD'] + 1)
+    assert _cache_file(tmp_path, rad, QUICK) != before[0]  # RAD's old results are not reused
+    assert _cache_file(tmp_path, gmm, QUICK) == before[1]  # the Gaussian mixtures' still are
+    assert _cache_file(tmp_path, gmm, replace(QUICK, n_jsd_samples=5000)) != before[1]
+    assert set(METHOD_VERSIONS) == set(METHODS)
