@@ -230,14 +230,18 @@ def paper_family(name: str, random_state=None) -> DictionaryCPD:
 
 # %% ../nbs/01_dictionaries.ipynb #cb764a41
 def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplacians: bool = True,
-                    max_fit_samples: int = 4000, random_state=None) -> list:
-    "Atoms for one feature from its samples `x`: point masses for a discrete feature, else a BIC-chosen 1-D GMM's components."
+                    max_fit_samples: int = 4000, quantile_atoms: int = 0, random_state=None) -> list:
+    "Atoms for one feature from its samples `x`: point masses for a discrete feature, else a BIC-chosen 1-D GMM's components (plus `quantile_atoms` kernel-width Gaussians)."
     from sklearn.mixture import GaussianMixture
+    if isinstance(quantile_atoms, bool) or not isinstance(quantile_atoms, numbers.Integral) or quantile_atoms < 0:
+        raise ValueError(f"quantile_atoms must be an integer >= 0, got {quantile_atoms!r}.")
     x = np.asarray(x, dtype=float).ravel()
     values = np.unique(x)
     if len(values) <= max_discrete and 2 * len(values) <= len(x):
         return [point_mass(v) for v in values]
     rng = check_random_state(random_state)
+    extra = [gaussian(q, 1.06 * x.std() * len(x) ** (-1 / 5))  # Silverman's bandwidth for the whole sample
+             for q in np.quantile(x, (np.arange(quantile_atoms) + 0.5) / quantile_atoms)] if quantile_atoms else []
     if len(x) > max_fit_samples: x = rng.choice(x, max_fit_samples, replace=False)
     floor = 1e-3 * (x.std() + 1e-12)
     best, best_bic = None, np.inf
@@ -249,7 +253,7 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
     order = np.argsort(means)
     atoms = [gaussian(m, s) for m, s in zip(means[order], sds[order])]
     if laplacians: atoms += [laplacian(m, s) for m, s in zip(means[order], sds[order])]
-    return atoms
+    return atoms + extra
 
 def auto_dictionaries(X, random_state=None, **kwargs) -> list:
     "One `auto_dictionary` per column of `X` (keyword arguments are passed on)."
