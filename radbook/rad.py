@@ -184,7 +184,7 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
     kept = runs if combine == 'average' else [runs[s]]
     B, lam = _average([r[3]['params'] for r in kept])
     converged = all(r[2].stop in ('tol', 'callback') for r in kept)  # stopped by their own criterion, not by max_iter
-    sol = RADSolution(B, lam, max(r[3]['it'] for r in kept), converged, res.losses, list(curve), [r[0] for r in runs], s,
+    sol = RADSolution(B, lam, max(r[3]['it'] for r in kept), converged, kept[0][2].losses, list(curve), [r[0] for r in runs], s,
                       [starts[r[1]] for r in kept], [r[3]['it'] for r in kept])
     return refit(sol, full, accelerate) if val is not None and full is not None else sol
 
@@ -233,7 +233,7 @@ class RAD(DensityMixin, BaseEstimator):
         Number of random starts.
     combine : {'average', 'best'}, default='average'
         'average': the fitted density is the equal-weight mixture of the runs from all starts (it then has
-        `n_init * n_components` components); 'best': the run with the lowest held-out loss alone.
+        `n_init * n_components` components with init='random'); 'best': the run with the lowest held-out loss alone.
     max_iter : int, default=3000
         Iteration cap of projected gradient descent per start.
     tol : float, default=1e-8
@@ -254,7 +254,8 @@ class RAD(DensityMixin, BaseEstimator):
         Samples per atom pair for radon='monte_carlo'.
     smoothing : float >= 0 or 'auto', default=0.0
         Weight of a ridge penalty pulling every column of every B_n towards uniform weights; 'auto' picks it from
-        (0, 0.01, 0.1, 1) by the held-out loss (four fits).
+        (0, 0.01, 0.1, 1) by the held-out loss J1 (four fits; with n_components='auto' as well, every (rank, weight)
+        pair is fitted and the pair is chosen by held-out log-likelihood).
     n_components_grid : sequence of int, default=(2, 4, 8, 16, 32)
         Candidate ranks for n_components='auto'.
     random_state : int, RandomState or None, default=None
@@ -267,7 +268,8 @@ class RAD(DensityMixin, BaseEstimator):
     n_components_ : int
         Rank F of every run (chosen when n_components='auto').
     weights_ : ndarray of shape (n_mixture,)
-        Mixture weights; n_mixture is `n_init * n_components_` with combine='average', else `n_components_`.
+        Mixture weights; n_mixture is `n_init * n_components_` with init='random' and combine='average', else
+        `n_components_`.
     coefs_ : list of ndarray of shape (n_atoms_n, n_mixture)
         Dictionary coefficients B_n of each feature.
     dictionaries_ : list of lists of atoms
@@ -293,7 +295,7 @@ class RAD(DensityMixin, BaseEstimator):
     smoothing_ : float
         The smoothing weight used (chosen when smoothing='auto').
     smoothing_scores_ : dict
-        Held-out J1 of each smoothing weight tried (smoothing='auto' only; empty otherwise).
+        Held-out J1 of each smoothing weight tried at the chosen rank (smoothing='auto' only; empty otherwise).
     rank_scores_ : dict
         Held-out mean log-likelihood of each candidate rank (n_components='auto' only; empty otherwise).
     """
@@ -390,6 +392,13 @@ class RAD(DensityMixin, BaseEstimator):
             loss, val, full = RadonLoss(Rs, group, pairs, n_atoms, counts(order) / K), None, None
         ranks, auto_rank = self._ranks(), isinstance(self.n_components, str)
         auto_smoothing = isinstance(self.smoothing, str)
+        if (auto_rank or auto_smoothing) and val is None:
+            raise ValueError(f"'auto' choices need held-out samples, but validation_fraction={self.validation_fraction} "
+                             f"of n_samples={K} rounds to {n_val}; increase validation_fraction or give more samples.")
+        spa_limit = min(sum(n_atoms[:N // 2]), sum(n_atoms[N // 2:]))  # the largest rank the paper's start can read off
+        if self.init == 'paper' and auto_rank and max(ranks) > spa_limit:
+            raise ValueError(f"init='paper' runs SPA and supports ranks up to {spa_limit} with these dictionaries, but "
+                             f"n_components_grid goes up to {max(ranks)}; use a smaller grid or init='random'.")
         gammas = _SMOOTHING_GRID if auto_smoothing else (float(self.smoothing),)
         seed = rng.randint(2**31 - 1) if len(ranks) * len(gammas) > 1 else rng  # every candidate starts alike
         fits = {}  # (rank, gamma) -> (held-out J1, held-out log-likelihood, solution fitted without the held-out part)

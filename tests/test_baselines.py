@@ -225,6 +225,9 @@ def test_kdecv_chooses_the_factor_on_a_subsample_and_scales_it_to_the_full_sampl
     assert sub.bandwidth_ == pytest.approx(sub.rule_bandwidth_ * sub.bandwidth_factor_)
     assert sub.bandwidth_factor_ == max(sub.cv_scores_, key=sub.cv_scores_.get)
     assert len(sub.kde_.tree_.data) == 900  # the final estimate uses every row
+    whole = KDECV(max_cv_samples=None, random_state=0).fit(X)
+    assert sub.cv_scores_ != whole.cv_scores_  # the search ran on fewer rows
+    assert KDECV(max_cv_samples=900, random_state=0).fit(X).cv_scores_ == whole.cv_scores_
 
 
 @pytest.mark.parametrize('n_features', [1, 2])
