@@ -9,7 +9,7 @@ import numpy as np
 from .cpd import spa  # re-exported: the third tool RAD needs
 
 # %% auto #0
-__all__ = ['project_simplex', 'simplex_lstsq', 'PGDResult', 'pgd']
+__all__ = ['project_simplex', 'simplex_lstsq', 'PGDResult', 'pgd', 'PGDBatchResult', 'pgd_batch']
 
 # %% ../nbs/03_optim.ipynb #1353ca62
 def project_simplex(V, axis: int = 0, mask=None) -> np.ndarray:
@@ -100,3 +100,90 @@ def pgd(fun, params, project, max_iter: int = 1000, tol: float = 1e-9, step: flo
         if abs(fx_old - fx) <= tol * max(abs(fx), 1e-300):
             res.converged, res.stop = True, 'tol'; break
     return res
+
+# %% ../nbs/03_optim.ipynb #0ed1f57d
+@dataclass
+class PGDBatchResult:
+    "Result of `pgd_batch`: final parameters (batch axis first), objective per iteration of each problem, iterations run and why each stopped."
+    params: tuple
+    losses: list
+    n_iter: np.ndarray
+    stop: list
+
+    @property
+    def converged(self) -> np.ndarray: return np.array([s == 'tol' for s in self.stop])
+
+def _bdot(a, b) -> np.ndarray:  # one inner product per problem
+    return sum((x * y).reshape(len(x), -1).sum(axis=1) for x, y in zip(a, b))
+def _baxpy(a, x, y):  # y + a x with one coefficient a per problem
+    return tuple(yi + a.reshape((-1,) + (1,) * (xi.ndim - 1)) * xi for xi, yi in zip(x, y))
+def _take(p, idx): return tuple(a[idx] for a in p)
+def _put(p, idx, v):
+    for a, b in zip(p, v): a[idx] = b
+
+def pgd_batch(fun, params, project, max_iter=1000, tol: float = 1e-9, step: float = 1.0, sigma: float = 1e-4,
+              shrink: float = 0.5, accelerate: bool = False, callback=None) -> PGDBatchResult:
+    "`pgd` from a batch of starts (leading axis of every array) of one problem; `max_iter` is an int or one per run."
+    x = tuple(a.copy() for a in project(tuple(np.asarray(p, dtype=float) for p in params)))
+    S = len(x[0])
+    caps = np.broadcast_to(np.asarray(max_iter, dtype=int), (S,))
+    fx, gx = fun(x); fx = np.asarray(fx, dtype=float).copy(); gx = tuple(g.copy() for g in gx)
+    y, fy, gy = tuple(a.copy() for a in x), fx.copy(), tuple(g.copy() for g in gx)
+    steps, t_k = np.full(S, float(step)), np.ones(S)
+    n_iter, stop, losses = np.zeros(S, dtype=int), ['max_iter'] * S, [[float(f)] for f in fx]
+    running = np.ones(S, dtype=bool)
+    for it in range(1, int(caps.max(initial=0)) + 1):
+        running &= caps >= it
+        A = np.flatnonzero(running)
+        if len(A) == 0: break
+        yA, fyA, gyA = _take(y, A), fy[A], _take(gy, A)
+        x_new, f_new, g_new = [None] * len(x), np.empty(len(A)), [None] * len(gx)
+        search, ok_all = np.arange(len(A)), np.zeros(len(A), dtype=bool)
+        for _ in range(60):  # backtracking, each problem with its own step
+            ys, gs, st = _take(yA, search), _take(gyA, search), steps[A[search]]
+            cand = project(_baxpy(-st, gs, ys))
+            fc, gc = fun(cand)
+            d = _baxpy(-np.ones(len(search)), ys, cand)
+            bound = (fyA[search] + _bdot(gs, d) + _bdot(d, d) / (2 * st) if accelerate
+                     else fyA[search] + sigma * _bdot(gs, d))
+            ok = fc <= bound + 1e-15 * np.abs(fyA[search])
+            if x_new[0] is None:  # allocate with the shapes of the first candidates
+                x_new = [np.empty((len(A),) + c.shape[1:]) for c in cand]
+                g_new = [np.empty((len(A),) + g.shape[1:]) for g in gc]
+            _put(x_new, search[ok], _take(cand, ok)); _put(g_new, search[ok], _take(gc, ok))
+            f_new[search[ok]] = fc[ok]; ok_all[search[ok]] = True
+            steps[A[search[~ok]]] *= shrink
+            search = search[~ok]
+            if len(search) == 0: break
+        for i in search: stop[A[i]] = 'line_search'  # no step decreases the objective enough: not a convergence
+        running[A[search]] = False
+        restart = ok_all & (f_new > fx[A]) if accelerate else np.zeros(len(A), dtype=bool)
+        R = A[restart]  # adaptive restart: drop the momentum and take a plain step from x
+        t_k[R] = 1.0; _put(y, R, _take(x, R)); fy[R] = fx[R]; _put(gy, R, _take(gx, R))
+        move = ok_all & ~restart
+        M, xm, fm, gm = A[move], _take(x_new, move), f_new[move], _take(g_new, move)
+        if len(M) == 0: continue
+        if accelerate:
+            t_next = (1 + np.sqrt(1 + 4 * t_k[M] ** 2)) / 2
+            beta = (t_k[M] - 1) / t_next
+            ym = project(_baxpy(beta, _baxpy(-np.ones(len(M)), _take(x, M), xm), xm))
+            fym, gym = np.array(fm), [g.copy() for g in gm]
+            pos = beta > 0
+            if pos.any():
+                fp, gp = fun(_take(ym, pos)); fym[pos] = fp; _put(gym, pos, gp)
+            _put(y, M, ym); fy[M] = fym; _put(gy, M, gym); t_k[M] = t_next
+        else:
+            _put(y, M, xm); fy[M] = fm; _put(gy, M, gm)
+        f_old = fx[M]
+        _put(x, M, xm); fx[M] = fm; _put(gx, M, gm)
+        steps[M] /= shrink  # let the step grow again
+        n_iter[M] = it
+        for i, f in zip(M, fm): losses[i].append(float(f))
+        done = np.zeros(len(M), dtype=bool)
+        if callback is not None:
+            done = np.asarray(callback(it, _take(x, M), fm, M), dtype=bool)
+            for i in M[done]: stop[i] = 'callback'
+        conv = ~done & (np.abs(f_old - fm) <= tol * np.maximum(np.abs(fm), 1e-300))
+        for i in M[conv]: stop[i] = 'tol'
+        running[M[done | conv]] = False
+    return PGDBatchResult(x, losses, n_iter, stop)

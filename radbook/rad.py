@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .cpd import cpd_from_pairwise
 from .dictionaries import DictionaryCPD, auto_dictionaries, check_dictionaries
 from .radon import (feature_pairs, random_directions, bin_edges, projection_counts, radon_operators)
-from .optim import project_simplex, simplex_lstsq, pgd
+from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
 __all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'refit', 'rad_solve', 'auto_bins', 'RAD']
@@ -56,40 +56,50 @@ class RadonLoss:
         return new.set_target(y)
 
     def pair_tensors(self, B, lam) -> np.ndarray:
-        "$T_{jk} = B_j \\Lambda B_k^T$ for every pair: shape (P, L, L)."
-        return (B[self.pairs[:, 0]] * lam) @ B[self.pairs[:, 1]].transpose(0, 2, 1)
+        "$T_{jk} = B_j \\Lambda B_k^T$ for every pair: shape (P, L, L), or (S, P, L, L) for a batch of S parameter sets."
+        B, lam = np.asarray(B), np.asarray(lam)
+        return (B[..., self.pairs[:, 0], :, :] * lam[..., None, None, :]) @ np.swapaxes(B[..., self.pairs[:, 1], :, :], -1, -2)
 
-    def _Qt(self, t):
+    def _Qt(self, t):  # t (S, P, L*L)
         if self._Qp is None: return t @ self.Q[0]
-        return np.matmul(t[:, None, :], self._Qp)[:, 0, :]
+        return np.matmul(t[:, :, None, :], self._Qp)[:, :, 0, :]
 
-    def value(self, B, lam) -> float:
-        "$J_1$ at `(B, lam)`."
-        t = self.pair_tensors(B, lam).reshape(len(self.pairs), -1)
-        return float(np.einsum('pd,pd->', t, self._Qt(t) - 2 * self.c) + self.yy.sum())
+    def value(self, B, lam):
+        "$J_1$ at `(B, lam)` (without the smoothing penalty): a float, or one value per set for a batch (`B` (S, N, L, F))."
+        single = np.ndim(B) == 3
+        t = self.pair_tensors(B, lam).reshape((1 if single else len(B), len(self.pairs), -1))
+        f = np.einsum('spd,spd->s', t, self._Qt(t) - 2 * self.c) + self.yy.sum()
+        return float(f[0]) if single else f
+
+    def _penalty(self, B):  # gamma-free smoothness penalty sum ||B_n[:, r] - 1/L_n||^2 over real atoms, and D
+        D = (B - self.mask[:, :, None] / self.n_atoms[:, None, None]) * self.mask[:, :, None]
+        return np.einsum('snlf,snlf->s', D, D), D
 
     def value_grad(self, params) -> tuple:
-        "$J_1$ and its gradients with respect to `(B, lam)`."
+        "$J_1$ and its gradients with respect to `(B, lam)`; with a batch (`B` (S, N, L, F), `lam` (S, F)) one of each per set."
         B, lam = params
-        P, L = len(self.pairs), self.L
-        BJ, BK = B[self.pairs[:, 0]], B[self.pairs[:, 1]]
-        t = ((BJ * lam) @ BK.transpose(0, 2, 1)).reshape(P, -1)
+        single = B.ndim == 3
+        if single: B, lam = B[None], lam[None]
+        S, P, L = len(B), len(self.pairs), self.L
+        BJ, BK = B[:, self.pairs[:, 0]], B[:, self.pairs[:, 1]]                  # (S, P, L, F)
+        t = ((BJ * lam[:, None, None, :]) @ BK.swapaxes(-1, -2)).reshape(S, P, -1)
         Qt = self._Qt(t)
-        loss = float(np.einsum('pd,pd->', t, Qt - 2 * self.c) + self.yy.sum())
-        G = (2 * (Qt - self.c)).reshape(P, L, L)
-        GBK = G @ BK                                # (P, L, F)
-        GtBJ = G.transpose(0, 2, 1) @ BJ            # (P, L, F)
-        gB = (np.tensordot(self._first, GBK, axes=1) + np.tensordot(self._second, GtBJ, axes=1)) * lam
-        glam = np.einsum('plf,plf->f', GBK, BJ)
-        if self.smoothing > 0:  # gamma * sum ||B_n[:, r] - 1/L_n||^2 over real atoms
-            D = (B - self.mask[:, :, None] / self.n_atoms[:, None, None]) * self.mask[:, :, None]
-            loss += self.smoothing * float(np.einsum('nlf,nlf->', D, D)); gB = gB + 2 * self.smoothing * D
-        return loss, (gB, glam)
+        loss = np.einsum('spd,spd->s', t, Qt - 2 * self.c) + self.yy.sum()
+        G = (2 * (Qt - self.c)).reshape(S, P, L, L)
+        GBK = G @ BK                                # (S, P, L, F)
+        GtBJ = G.swapaxes(-1, -2) @ BJ              # (S, P, L, F)
+        gB = (np.matmul(self._first, GBK.reshape(S, P, -1)) + np.matmul(self._second, GtBJ.reshape(S, P, -1)))
+        gB = gB.reshape(B.shape) * lam[:, None, None, :]
+        glam = np.einsum('splf,splf->sf', GBK, BJ)
+        if self.smoothing > 0:
+            pen, D = self._penalty(B)
+            loss = loss + self.smoothing * pen; gB = gB + 2 * self.smoothing * D
+        return (float(loss[0]), (gB[0], glam[0])) if single else (loss, (gB, glam))
 
     def project(self, params) -> tuple:
-        "Project `(B, lam)` onto the constraints: simplex columns of every `B_n` (padding at zero) and simplex `lam`."
+        "Project `(B, lam)` (or a batch of them) onto the constraints: simplex columns of every `B_n` (padding at zero) and simplex `lam`."
         B, lam = params
-        return project_simplex(B, axis=1, mask=self.mask[:, :, None]), project_simplex(lam)
+        return project_simplex(B, axis=B.ndim - 2, mask=self.mask[:, :, None]), project_simplex(lam, axis=-1)
 
 # %% ../nbs/04_rad.ipynb #662311b3
 def random_start(loss: RadonLoss, n_components: int, random_state=None) -> tuple:
@@ -139,21 +149,37 @@ class RADSolution:
     starts: list = field(default_factory=list)
     stop_iters: list = field(default_factory=list)
 
-def _run(loss, start, max_iter, tol, accelerate, val=None, patience=100, check_every=5):
-    "One PGD run from `start`; with `val`, track the held-out loss and keep the best iterate."
-    best = dict(score=np.inf, it=0, params=start)
-    curve = []
-    def callback(it, params, f):
-        if val is None or it % check_every: return False
-        score = val.value(*params); curve.append((it, score))
-        if score < best['score']: best.update(score=score, it=it, params=params)
-        return it - best['it'] >= patience
-    res = pgd(loss.value_grad, start, loss.project, max_iter=max_iter, tol=tol, accelerate=accelerate, callback=callback)
-    if val is None: best.update(score=res.losses[-1], it=res.n_iter, params=res.params)
-    elif res.stop != 'callback':  # the last iterate may not have been scored yet
-        score = val.value(*res.params)
-        if score < best['score']: best.update(score=score, it=res.n_iter, params=res.params)
-    return res, best, curve
+def _stack(params) -> tuple:
+    "A list of `(B, lam)` as one batch `(B (S, N, L, F), lam (S, F))`."
+    return np.stack([B for B, _ in params]), np.stack([lam for _, lam in params])
+
+def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_every=5):
+    "PGD from every start at once (`pgd_batch`); with `val`, each run keeps its iterate with the lowest held-out loss."
+    B0, lam0 = _stack(starts)
+    S = len(starts)
+    best = dict(score=np.full(S, np.inf), it=np.zeros(S, dtype=int), B=B0.copy(), lam=lam0.copy())
+    curves = [[] for _ in range(S)]
+    def callback(it, params, losses, idx):
+        if val is None or it % check_every: return np.zeros(len(idx), dtype=bool)
+        score = val.value(*params)
+        for i, sc in zip(idx, score): curves[i].append((it, float(sc)))
+        better = score < best['score'][idx]
+        b = idx[better]
+        best['score'][b], best['it'][b], best['B'][b], best['lam'][b] = score[better], it, params[0][better], params[1][better]
+        return it - best['it'][idx] >= patience
+    res = pgd_batch(loss.value_grad, (B0, lam0), loss.project, max_iter=max_iter, tol=tol, accelerate=accelerate,
+                    callback=callback)
+    if val is None:
+        best = dict(score=np.array([f[-1] for f in res.losses]), it=res.n_iter.copy(), B=res.params[0], lam=res.params[1])
+    else:  # runs that did not stop on the callback: their last iterate may not have been scored yet
+        last = np.flatnonzero([stop != 'callback' for stop in res.stop])
+        if len(last):
+            score = val.value(res.params[0][last], res.params[1][last])
+            better = score < best['score'][last]
+            b = last[better]
+            best['score'][b], best['it'][b] = score[better], res.n_iter[b]
+            best['B'][b], best['lam'][b] = res.params[0][b], res.params[1][b]
+    return res, best, curves
 
 def _average(params) -> tuple:
     "The equal-weight mixture of several `(B, lam)`: components side by side, weights divided by their number."
@@ -161,10 +187,10 @@ def _average(params) -> tuple:
 
 def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True) -> RADSolution:
     "Rerun every kept start of `sol` on `full` (all the data) for its chosen number of iterations; average as `sol` did."
-    runs = [pgd(full.value_grad, start, full.project, max_iter=max(it, 1), tol=0.0, accelerate=accelerate)
-            for start, it in zip(sol.starts, sol.stop_iters)]
-    B, lam = _average([r.params for r in runs])
-    return replace(sol, B=B, weights=lam, n_iter=max(r.n_iter for r in runs), loss_curve=runs[0].losses)
+    res = pgd_batch(full.value_grad, _stack(sol.starts), full.project, max_iter=np.maximum(sol.stop_iters, 1), tol=0.0,
+                    accelerate=accelerate)
+    B, lam = _average(list(zip(*res.params)))
+    return replace(sol, B=B, weights=lam, n_iter=int(res.n_iter.max()), loss_curve=res.losses[0])
 
 def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: RadonLoss = None, init: str = 'random',
               n_init: int = 8, combine: str = 'average', max_iter: int = 3000, tol: float = 1e-8, patience: int = 100,
@@ -175,17 +201,16 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
     if init == 'paper': starts = [paper_start(loss, n_components, rho=rho, n_alt=n_alt)]
     elif init == 'random': starts = [random_start(loss, n_components, rng) for _ in range(n_init)]
     else: raise ValueError(f"init must be 'random' or 'paper', got {init!r}.")
-    runs = []
-    for s, start in enumerate(starts):
-        res, best, curve = _run(loss, start, max_iter, tol, accelerate, val, patience)
-        runs.append((best['score'], s, res, best, curve))
-        if verbose: print(f"start {s}: {res.n_iter} iterations, best score {best['score']:.5g} at iteration {best['it']}")
-    score, s, res, best, curve = min(runs, key=lambda r: r[0])
-    kept = runs if combine == 'average' else [runs[s]]
-    B, lam = _average([r[3]['params'] for r in kept])
-    converged = all(r[2].stop in ('tol', 'callback') for r in kept)  # stopped by their own criterion, not by max_iter
-    sol = RADSolution(B, lam, max(r[3]['it'] for r in kept), converged, kept[0][2].losses, list(curve), [r[0] for r in runs], s,
-                      [starts[r[1]] for r in kept], [r[3]['it'] for r in kept])
+    res, best, curves = _run(loss, starts, max_iter, tol, accelerate, val, patience)
+    if verbose:
+        for i in range(len(starts)):
+            print(f"start {i}: {res.n_iter[i]} iterations, best score {best['score'][i]:.5g} at iteration {best['it'][i]}")
+    s = int(np.argmin(best['score']))
+    kept = list(range(len(starts))) if combine == 'average' else [s]
+    B, lam = _average([(best['B'][i], best['lam'][i]) for i in kept])
+    converged = all(res.stop[i] in ('tol', 'callback') for i in kept)  # stopped by their own criterion, not by max_iter
+    sol = RADSolution(B, lam, int(max(best['it'][i] for i in kept)), converged, res.losses[kept[0]], curves[s],
+                      [float(v) for v in best['score']], s, [starts[i] for i in kept], [int(best['it'][i]) for i in kept])
     return refit(sol, full, accelerate) if val is not None and full is not None else sol
 
 # %% ../nbs/04_rad.ipynb #748a0eae
