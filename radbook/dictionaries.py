@@ -229,12 +229,18 @@ def paper_family(name: str, random_state=None) -> DictionaryCPD:
     return model
 
 # %% ../nbs/01_dictionaries.ipynb #cb764a41
-def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplacians: bool = True,
+def _check_scales(scales):
+    ok = isinstance(scales, (list, tuple)) and len(scales) > 0 and all(
+        isinstance(m, numbers.Real) and not isinstance(m, bool) and np.isfinite(m) and m > 0 for m in scales)
+    if not ok: raise ValueError(f"scales must be a non-empty sequence of positive numbers, got {scales!r}.")
+
+def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplacians: bool = False, scales=(1, 2),
                     max_fit_samples: int = 4000, quantile_atoms: int = 0, random_state=None) -> list:
-    "Atoms for one feature from its samples `x`: point masses for a discrete feature, else a BIC-chosen 1-D GMM's components (plus `quantile_atoms` kernel-width Gaussians)."
+    "Atoms for one feature from its samples `x`: point masses for a discrete feature, else the components of 1-D GMMs with `scales` times the BIC-chosen size (plus optional Laplacians and kernel-width Gaussians)."
     from sklearn.mixture import GaussianMixture
     if isinstance(quantile_atoms, bool) or not isinstance(quantile_atoms, numbers.Integral) or quantile_atoms < 0:
         raise ValueError(f"quantile_atoms must be an integer >= 0, got {quantile_atoms!r}.")
+    _check_scales(scales)
     x = np.asarray(x, dtype=float).ravel()
     values = np.unique(x)
     if len(values) <= max_discrete and 2 * len(values) <= len(x):
@@ -244,15 +250,21 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
              for q in np.quantile(x, (np.arange(quantile_atoms) + 0.5) / quantile_atoms)] if quantile_atoms else []
     if len(x) > max_fit_samples: x = rng.choice(x, max_fit_samples, replace=False)
     floor = 1e-3 * (x.std() + 1e-12)
+    fit = lambda k: GaussianMixture(k, reg_covar=floor ** 2, init_params='k-means++',
+                                    random_state=rng.randint(2**31 - 1)).fit(x[:, None])
     best, best_bic = None, np.inf
     for k in range(1, min(max_components, len(values) // 2) + 1):
-        gm = GaussianMixture(k, reg_covar=floor ** 2, init_params='k-means++', random_state=rng.randint(2**31 - 1)).fit(x[:, None])
+        gm = fit(k)
         bic = gm.bic(x[:, None])
         if bic < best_bic: best, best_bic = gm, bic  # scan every size: BIC often has a local minimum before the best
-    means, sds = best.means_.ravel(), np.sqrt(best.covariances_.ravel())
-    order = np.argsort(means)
-    atoms = [gaussian(m, s) for m, s in zip(means[order], sds[order])]
-    if laplacians: atoms += [laplacian(m, s) for m, s in zip(means[order], sds[order])]
+    k_bic, atoms = best.n_components, []
+    for i, m in enumerate(scales):  # one mixture per scale: m * k_bic components (the BIC fit itself when that is k_bic)
+        k = min(max(1, int(round(m * k_bic))), len(values) // 2)
+        gm = best if k == k_bic else fit(k)
+        means, sds = gm.means_.ravel(), np.sqrt(gm.covariances_.ravel())
+        order = np.argsort(means)
+        atoms += [gaussian(mu, sd) for mu, sd in zip(means[order], sds[order])]
+        if laplacians and i == 0: atoms += [laplacian(mu, sd) for mu, sd in zip(means[order], sds[order])]
     return atoms + extra
 
 def auto_dictionaries(X, random_state=None, **kwargs) -> list:

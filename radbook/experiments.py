@@ -102,8 +102,9 @@ def tasks(config: ExperimentConfig) -> list:
             for m in config.methods if not (f == 'mixed_features' and m in CONTINUOUS_ONLY)]
 
 # Each method's algorithm version: bump one when its algorithm or defaults change, so its cached results are not
-# reused while the other methods' stay valid (2: RAD and JUPAD average their starts).
-METHOD_VERSIONS = {'RAD*': 2, 'RAD': 2, 'JUPAD': 2, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1}
+# reused while the other methods' stay valid (2: RAD and JUPAD average their starts; 3: RAD's automatic dictionaries
+# have two Gaussian scales and no Laplacians).
+METHOD_VERSIONS = {'RAD*': 2, 'RAD': 3, 'JUPAD': 2, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1}
 
 def _cache_file(out: Path, task, config: ExperimentConfig) -> Path:
     family, K, trial, method = task
