@@ -60,9 +60,9 @@ class RadonLoss:
         B, lam = np.asarray(B), np.asarray(lam)
         return (B[..., self.pairs[:, 0], :, :] * lam[..., None, None, :]) @ np.swapaxes(B[..., self.pairs[:, 1], :, :], -1, -2)
 
-    def _Qt(self, t):  # t (S, P, L*L)
+    def _Qt(self, t):  # t (S, P, L*L); one matrix product per pair over all S sets reads each Gram matrix once
         if self._Qp is None: return t @ self.Q[0]
-        return np.matmul(t[:, :, None, :], self._Qp)[:, :, 0, :]
+        return np.matmul(t.transpose(1, 0, 2), self._Qp).transpose(1, 0, 2)
 
     def value(self, B, lam):
         "$J_1$ at `(B, lam)` (without the smoothing penalty): a float, or one value per set for a batch (`B` (S, N, L, F))."

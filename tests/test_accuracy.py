@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from radbook.dictionaries import DictionaryCPD, gaussian, laplacian, paper_family
+from radbook.dictionaries import DictionaryCPD, auto_dictionaries, gaussian, laplacian, paper_family
 from radbook.metrics import jsd
 from radbook.radon import bin_edges, feature_pairs, radon_operators, random_directions
 from radbook.rad import RAD, RadonLoss, rad_solve
@@ -40,13 +40,14 @@ def test_noise_free_recovery():
     assert value < 1e-3, f"JSD {value:.2e} +- {se:.1e} from noise-free projections"
 
 
-def trial_jsds(family, K, seeds, n_jsd=10000, **kwargs):
-    "JSD of RAD* (true dictionaries) on one fixed trial per seed."
+def trial_jsds(family, K, seeds, n_jsd=10000, dictionaries=None, **kwargs):
+    "JSD of RAD* (true dictionaries; or `dictionaries(X)` when given) on one fixed trial per seed."
     values = []
     for seed in seeds:
         truth = paper_family(family, random_state=seed)
         X, _ = truth.sample(K, random_state=100 + seed)
-        rad = RAD(truth.n_components, dictionaries=truth.dictionaries, random_state=seed, **kwargs).fit(X)
+        dicts = truth.dictionaries if dictionaries is None else dictionaries(X)
+        rad = RAD(truth.n_components, dictionaries=dicts, random_state=seed, **kwargs).fit(X)
         values.append(jsd(truth, rad.density_, n_jsd, random_state=200 + seed)[0])
     return np.array(values)
 
@@ -74,3 +75,11 @@ def test_averaging_the_starts_beats_keeping_the_best_one():
     best, average = trial_jsds('gaussian', 2000, (0, 1, 2), combine='best'), trial_jsds('gaussian', 2000, (0, 1, 2))
     gain, spread = best.mean() - average.mean(), max(best.std(), average.std())
     assert gain > spread, f"best start {best}, average {average}"
+
+
+def test_two_scale_dictionaries_beat_one_scale_with_laplacians():
+    "RAD's automatic dictionaries (two Gaussian scales) against the earlier default (one scale plus Laplacian twins)."
+    one = trial_jsds('gaussian', 2000, (0, 1, 2), dictionaries=lambda X: auto_dictionaries(X, random_state=0, scales=(1,), laplacians=True))
+    two = trial_jsds('gaussian', 2000, (0, 1, 2), dictionaries=lambda X: auto_dictionaries(X, random_state=0))
+    gain, spread = one.mean() - two.mean(), max(one.std(), two.std())
+    assert gain > spread, f"one scale + Laplacians {one}, two scales {two}"
