@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from .dictionaries import PAPER_FAMILIES, paper_family
 from .rad import RAD
-from .baselines import JUPAD, GMMCV, KDECV
+from .baselines import JUPAD, DictionaryEM, GMMCV, KDECV
 from .metrics import jsd, mean_log_likelihood
 
 # %% auto #0
@@ -25,7 +25,7 @@ __all__ = ['METHODS', 'CONTINUOUS_ONLY', 'FULL', 'QUICK', 'RESULT_FIELDS', 'METH
            'summarise', 'format_table', 'plot_results', 'check_claims', 'format_claims', 'main']
 
 # %% ../nbs/07_experiments.ipynb #de5cf800
-METHODS = ('RAD*', 'RAD', 'JUPAD', 'GMM', 'GMM-Diag', 'KDE')
+METHODS = ('RAD*', 'RAD', 'JUPAD', 'GMM', 'GMM-Diag', 'KDE', 'EM*')
 CONTINUOUS_ONLY = ('GMM', 'GMM-Diag', 'KDE')
 
 @dataclass
@@ -68,7 +68,7 @@ def _seed(*parts) -> int:
     return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:4], 'little') >> 1
 
 def make_estimator(method: str, truth, config: ExperimentConfig, seed: int):
-    "The estimator for `method` on the family `truth` (true dictionaries for RAD* and JUPAD)."
+    "The estimator for `method` on the family `truth` (true dictionaries for RAD*, JUPAD and EM*)."
     F = truth.n_components
     if method == 'RAD*': return RAD(F, dictionaries=truth.dictionaries, n_projections=config.n_projections, random_state=seed)
     if method == 'RAD': return RAD(F, n_projections=config.n_projections, random_state=seed)
@@ -77,6 +77,7 @@ def make_estimator(method: str, truth, config: ExperimentConfig, seed: int):
         return GMMCV(covariance_type='full' if method == 'GMM' else 'diag', n_components_grid=config.gmm_grid,
                      patience=config.gmm_patience, random_state=seed)
     if method == 'KDE': return KDECV(random_state=seed)
+    if method == 'EM*': return DictionaryEM(F, dictionaries=truth.dictionaries, random_state=seed)
     raise ValueError(f"Unknown method {method!r}; choose from {', '.join(METHODS)}.")
 
 def run_task(family: str, K: int, trial: int, method: str, config: ExperimentConfig) -> dict:
@@ -104,7 +105,7 @@ def tasks(config: ExperimentConfig) -> list:
 # Each method's algorithm version: bump one when its algorithm or defaults change, so its cached results are not
 # reused while the other methods' stay valid (2: RAD and JUPAD average their starts; 3: RAD's automatic dictionaries
 # have two Gaussian scales and no Laplacians).
-METHOD_VERSIONS = {'RAD*': 2, 'RAD': 3, 'JUPAD': 2, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1}
+METHOD_VERSIONS = {'RAD*': 2, 'RAD': 3, 'JUPAD': 2, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1, 'EM*': 1}
 
 def _cache_file(out: Path, task, config: ExperimentConfig) -> Path:
     family, K, trial, method = task
@@ -188,7 +189,7 @@ def format_table(rows) -> str:
         lines.append(f"{family:16}{method:10}" + ''.join(f"{vals[K]:>10.4f}" if K in vals else f"{'':>10}" for K in sizes))
     return '\n'.join(lines)
 
-STYLE = {'RAD*': ('C3', 'o'), 'RAD': ('C1', 's'), 'JUPAD': ('C0', '^'), 'GMM': ('C2', 'v'), 'GMM-Diag': ('C4', 'D'), 'KDE': ('C7', 'x')}
+STYLE = {'RAD*': ('C3', 'o'), 'RAD': ('C1', 's'), 'JUPAD': ('C0', '^'), 'GMM': ('C2', 'v'), 'GMM-Diag': ('C4', 'D'), 'KDE': ('C7', 'x'), 'EM*': ('k', '*')}
 
 def plot_results(rows, path=None):
     "Four panels like the paper's Fig. 1 (JSD vs K, log axes, mean and min-max band); saved to `path` if given."
@@ -226,7 +227,7 @@ def check_claims(rows) -> list:
             if worse: fails.append((f, K, round(float(s[(f, a, K)]), 4), {m: round(float(v), 4) for m, v in worse.items()}))
         n = sum((f, a, K) in s and any((f, m, K) in s for m in others) for f, K in cells)
         return (name, not fails, fails, n)
-    return [compare('RAD* lowest at every K', 'RAD*', [m for m in METHODS if m != 'RAD*']),
+    return [compare('RAD* lowest at every K', 'RAD*', [m for m in METHODS if m not in ('RAD*', 'EM*')]),  # EM* is not in the paper
             compare('RAD below JUPAD', 'RAD', ['JUPAD']),
             compare('RAD below GMM and GMM-Diag', 'RAD', ['GMM', 'GMM-Diag'])]
 

@@ -1,11 +1,13 @@
-"""scikit-learn's estimator checks on RAD. Checks expected to fail are listed with their reason (none so far)."""
+"""scikit-learn's estimator checks on RAD and DictionaryEM. Checks expected to fail are listed with their reason (none so far)."""
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from radbook.baselines import DictionaryEM
 from radbook.rad import RAD
 
 # Small settings keep each of the ~50 checks fast; every RAD code path (auto dictionaries, validation split,
 # exact R, accelerated PGD) still runs.
-ESTIMATORS = [RAD(n_components=2, n_projections=6, n_init=1, max_iter=60, random_state=0)]
+ESTIMATORS = [RAD(n_components=2, n_projections=6, n_init=1, max_iter=60, random_state=0),
+              DictionaryEM(n_components=2, n_init=2, max_iter=30, random_state=0)]
 EXPECTED_FAILED = {}
 
 

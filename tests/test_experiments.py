@@ -15,7 +15,7 @@ def run_cli(*args, cwd=None):
 
 @pytest.mark.parametrize('args, message', [
     (['--families', 'cauchy'], "Unknown family 'cauchy'"),
-    (['--methods', 'RAD*', 'EM'], "Unknown method 'EM'"),
+    (['--methods', 'RAD*', 'NMF'], "Unknown method 'NMF'"),
     (['--full', '--sizes', '50000'], 'larger than the 40000 samples available'),
     (['--jobs', '0'], '--jobs must be at least 1'),
     (['--trials', '0'], 'n_trials must be at least 1'),
