@@ -11,7 +11,7 @@ Prints JSD (nats, mean of 2 seeds, 20,000 Monte Carlo samples per side) and mean
   em*          not RAD: the same model fitted by maximum likelihood to the samples (DictionaryEM, true dictionaries),
                the reference for what the samples allow
 All but auto-dicts use the true dictionaries (RAD*). Times are on a shared machine: compare them within a row.
-`python benchmarks/ablation_rad.py --configs average em* 2000 10000` runs only the named columns.
+`python benchmarks/ablation_rad.py --configs average 'em*' 2000 10000` runs only the named columns.
 """
 import sys
 import time
@@ -65,5 +65,7 @@ if __name__ == '__main__':
     configs = []
     if args[:1] == ['--configs']:
         args = args[1:]
-        while args and args[0] in CONFIGS: configs.append(args.pop(0))
+        while args and not args[0].isdigit(): configs.append(args.pop(0))
+        unknown = [c for c in configs if c not in CONFIGS]
+        if unknown: sys.exit(f"unknown configuration {unknown[0]!r}; choose from {', '.join(CONFIGS)}")
     main(tuple(int(k) for k in args) or (2000, 10000), configs=tuple(configs) or tuple(CONFIGS))

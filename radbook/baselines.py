@@ -129,7 +129,7 @@ class JUPAD(RAD):
         return Rs, group, counts, dict(bin_lo_=lo, bin_width_=width)
 
 # %% ../nbs/05_baselines.ipynb #b9b6e765
-_TINY = 1e-300  # floor of a mixed atom density, so a row near only unused atoms cannot give log 0
+_TINY = 1e-300  # floor of a mixed atom density in EM, so a row near only unused atoms cannot give log 0
 
 def atom_densities(X, dictionaries) -> list:
     "Per feature `(E, shift)`: atom densities at every row divided by the row's largest, `E` (n_samples, L_n), and its log, `shift` (n_samples, 1)."
@@ -138,7 +138,10 @@ def atom_densities(X, dictionaries) -> list:
         for n, d in enumerate(dictionaries):
             logp = atom_logpdfs(d, X[:, n])
             shift = logp.max(axis=1, keepdims=True)
-            shift[~np.isfinite(shift)] = 0.0
+            if not np.isfinite(shift).all():
+                value = float(X[np.flatnonzero(~np.isfinite(shift[:, 0]))[0], n])
+                raise ValueError(f"Feature {n} has the value {value:g}, where no atom of its dictionary has any density "
+                                 "(a discrete value without a point mass?); add an atom for it.")
             out.append((np.exp(logp - shift), shift))
     return out
 
@@ -203,6 +206,7 @@ def em_run(dens, weights, coefs, n_models: int = 1, max_iter=500, tol: float = 1
                 done = active & (np.abs(ll - prev) <= tol * np.abs(ll))
                 stop[done], active = 'tol', active & ~done
             prev = ll
+    if val is None: scores = em_loglik(dens, best_w, best_c, n_models)  # the kept iterates' own log-likelihood
     return best_w, best_c, n_iter, list(stop), scores
 
 # %% ../nbs/05_baselines.ipynb #5b67f0a3
@@ -219,7 +223,7 @@ class DictionaryEM(DensityMixin, BaseEstimator):
         Number of random starts (flat-Dirichlet coefficients, uniform weights), run side by side.
     combine : {'average', 'best'}, default='average'
         'average': the equal-weight mixture of the runs from all starts (`n_init * n_components` components);
-        'best': the run with the highest held-out log-likelihood.
+        'best': the run with the highest held-out log-likelihood (training log-likelihood without a split).
     max_iter : int, default=500
         Iteration cap of EM per start.
     tol : float, default=1e-6
@@ -227,9 +231,10 @@ class DictionaryEM(DensityMixin, BaseEstimator):
         reset `patience`.
     validation_fraction : float, default=0.2
         Share of the samples held out to stop each run early (at its best held-out log-likelihood) and to choose
-        the start; 0 runs EM to convergence on all samples (the plain maximum-likelihood estimate).
+        the start; 0 (or a share that rounds to no sample) runs EM to convergence on all samples (the plain
+        maximum-likelihood estimate).
     patience : int, default=20
-        Iterations without a better held-out log-likelihood before a run stops.
+        Iterations without a held-out gain larger than `tol` (relative) before a run stops.
     random_state : int, RandomState or None, default=None
         Seeds the split, the starts and sampling.
 
@@ -274,6 +279,7 @@ class DictionaryEM(DensityMixin, BaseEstimator):
                 part = lambda rows: [(E[rows], shift[rows]) for E, shift in dens]
                 _, _, n_iter, stop, scores = em_run(part(order[n_val:]), weights, coefs, S, self.max_iter, self.tol,
                                                     val=part(order[:n_val]), patience=self.patience)
+                n_iter = np.maximum(n_iter, 1)  # at least one step from the random start, as RAD's refit
                 w, c, _, _, _ = em_run(dens, weights, coefs, S, n_iter, tol=0.0)  # the same runs on all the samples
             else:
                 w, c, n_iter, stop, scores = em_run(dens, weights, coefs, S, self.max_iter, tol=self.tol)

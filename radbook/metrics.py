@@ -56,6 +56,7 @@ def marginal_jsd(p, q, orders, n_subsets: int = 4, n_samples: int = 5000, random
     "Mean JSD between the marginals of `p` and `q` (models with `marginal(features)`) on `n_subsets` random feature sets of each size in `orders`."
     rng = check_random_state(random_state)
     n_features = p.n_features
+    if q.n_features != n_features: raise ValueError(f"p has {n_features} features but q has {q.n_features}.")
     if any(not isinstance(k, numbers.Integral) or not 1 <= k <= n_features for k in orders):
         raise ValueError(f"orders must be integers between 1 and {n_features} (the number of features), got {list(orders)}.")
     out = []

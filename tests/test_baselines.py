@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 from scipy.special import logsumexp
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.mixture import GaussianMixture
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -307,7 +307,23 @@ def test_plain_maximum_likelihood_fits_the_sample_better_than_the_truth():
     mle = DictionaryEM(3, dictionaries=truth.dictionaries, n_init=2, validation_fraction=0.0, max_iter=3000,
                        random_state=0).fit(X)
     assert mle.converged_ and mle.score(X) > truth.logpdf(X).mean()
-    assert np.all(mle.validation_scores_ <= mle.score(X) + 1e-9)  # each run's training likelihood, below their mixture's
+    assert mle.validation_scores_.mean() <= mle.score(X)  # the runs' mean log-likelihood is below their mixture's (Jensen)
+    best = DictionaryEM(3, dictionaries=truth.dictionaries, n_init=2, combine='best', validation_fraction=0.0,
+                        max_iter=5, random_state=0)
+    with pytest.warns(ConvergenceWarning, match='max_iter=5'):
+        best.fit(X)
+    assert not best.converged_ and len(best.weights_) == 3
+    np.testing.assert_allclose(best.validation_scores_.max(), best.score(X))  # the kept run's own log-likelihood
+
+
+def test_em_best_start_is_the_one_with_the_best_held_out_score():
+    truth = small_model()
+    X, _ = truth.sample(2000, random_state=1)
+    kw = dict(dictionaries=truth.dictionaries, n_init=4, random_state=0)
+    avg, best = DictionaryEM(3, **kw).fit(X), DictionaryEM(3, combine='best', **kw).fit(X)
+    s = int(np.argmax(avg.validation_scores_))
+    np.testing.assert_allclose(best.weights_, 4 * avg.weights_[3 * s:3 * s + 3])  # the same run, kept alone
+    np.testing.assert_allclose(best.coefs_[1], avg.coefs_[1][:, 3 * s:3 * s + 3])
 
 
 # ---------------------------------------------------------------- bad input and shapes
