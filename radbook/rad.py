@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 from .cpd import cpd_from_pairwise
 from .dictionaries import DictionaryCPD, auto_dictionaries, check_dictionaries
 from .radon import (feature_pairs, random_directions, bin_edges, projection_counts, radon_operators)
@@ -21,54 +22,123 @@ from .optim import project_simplex, simplex_lstsq, pgd_batch
 __all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'refit', 'rad_solve', 'auto_bins', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
+class _Block:
+    "Pairs whose dictionaries have sizes `(Lj, Lk)`: their distinct operators stacked once, as Gram matrices or as R."
+    def __init__(self, idx, pairs, Lj, Lk, Rs, group, gram):
+        order = np.lexsort((pairs[idx, 1], pairs[idx, 0]))  # by first feature, for the reduction of the gradient
+        self.idx = idx[order]
+        self.j, self.k = pairs[self.idx, 0], pairs[self.idx, 1]
+        self.Lj, self.Lk, self.gram = int(Lj), int(Lk), bool(gram)
+        distinct, self.op = np.unique(group[self.idx], return_inverse=True)
+        self.per_pair = len(distinct) == len(self.idx) > 1  # every pair its own operator: one batched product
+        if self.per_pair: distinct, self.op = group[self.idx], np.arange(len(self.idx))
+        self.mats = np.stack([self._mat(Rs[g]) for g in distinct])  # (U, d, d) Gram matrices or (U, MI, d) operators
+        self.j_first = np.r_[0, np.flatnonzero(np.diff(self.j)) + 1]
+        self.k_order = np.argsort(self.k, kind='stable')
+        self.k_first = np.r_[0, np.flatnonzero(np.diff(self.k[self.k_order])) + 1]
+
+    def _mat(self, R):
+        R = np.asarray(R, dtype=float).reshape(-1, self.Lj * self.Lk)
+        return R.T @ R if self.gram else R
+
+    def product(self, t, backward=False):
+        "Each pair's operator on `t` (S, Pb, .): `Q t` (Gram form), `R t`, or `R^T t` with `backward`."
+        mats = self.mats if (self.gram or backward) else self.mats.transpose(0, 2, 1)
+        if len(mats) == 1: return t @ mats[0]
+        if self.per_pair: return np.matmul(t.transpose(1, 0, 2), mats).transpose(1, 0, 2)
+        out = np.empty(t.shape[:2] + (mats.shape[2],))
+        for u in range(len(mats)):
+            sel = self.op == u
+            out[:, sel] = t[:, sel] @ mats[u]
+        return out
+
 class RadonLoss:
-    "RAD's objective $J_1$ in Gram form over all pairs, with gradients; parameters are `B` (N, L, F) and `lam` (F,)."
-    def __init__(self, Rs, group, pairs, n_atoms, y):
-        self.pairs, self.group = np.asarray(pairs), np.asarray(group)
-        self.n_atoms = np.asarray(n_atoms)
+    "RAD's objective $J_1$ over all pairs, with gradients; parameters are `B` (N, L, F), zero beyond each dictionary, and `lam` (F,)."
+    def __init__(self, Rs, group, pairs, n_atoms, y, form: str = 'auto'):
+        if form not in ('auto', 'gram', 'direct'): raise ValueError(f"form must be 'auto', 'gram' or 'direct', got {form!r}.")
+        self.pairs, self.group = np.asarray(pairs, dtype=np.intp), np.asarray(group, dtype=np.intp)
+        self.n_atoms = np.asarray(n_atoms, dtype=np.intp)
         L = self.L = int(self.n_atoms.max())
         self.mask = np.arange(L)[None, :] < self.n_atoms[:, None]  # (N, L): real atoms
-        self.R = []
-        for R in Rs:  # (M, I, Lj, Lk) -> padded (M*I, L*L)
-            Rp = np.zeros(R.shape[:2] + (L, L)); Rp[:, :, :R.shape[2], :R.shape[3]] = R
-            self.R.append(Rp.reshape(-1, L * L))
-        self.Q = np.stack([R.T @ R for R in self.R])
+        self.Rs = list(Rs)                                         # (M, I, Lj, Lk) each, shared by the pairs of `group`
+        self.n_bins = int(np.prod(np.shape(self.Rs[0])[:2]))      # M * I rows of every operator
         self.smoothing = 0.0  # weight of the ridge penalty pulling every column of B_n towards uniform weights
-        self._groups = [np.flatnonzero(self.group == g) for g in range(len(self.R))]
-        self._Qp = self.Q[self.group] if len(self.R) > 1 else None  # one Gram matrix per pair, for a batched product
-        N, P = len(self.n_atoms), len(self.pairs)
-        self._first, self._second = np.zeros((N, P)), np.zeros((N, P))  # incidence: feature n is pair p's first/second
-        self._first[self.pairs[:, 0], np.arange(P)] = 1; self._second[self.pairs[:, 1], np.arange(P)] = 1
+        sizes = self.n_atoms[self.pairs]
+        self.blocks = []
+        for Lj, Lk in sorted(set(map(tuple, sizes.tolist()))):
+            idx = np.flatnonzero((sizes[:, 0] == Lj) & (sizes[:, 1] == Lk))
+            gram = form == 'gram' or (form == 'auto' and Lj * Lk <= self.n_bins)  # the cheaper product: d^2 or 2 MI d
+            self.blocks.append(_Block(idx, self.pairs, Lj, Lk, self.Rs, self.group, gram))
         self.set_target(y)
 
     def set_target(self, y):
         "Use histograms `y` (P, M, I), each direction summing to 1, as the data; returns self."
         y = np.asarray(y, dtype=float).reshape(len(self.pairs), -1)
-        self.y = y
-        self.c = np.empty((len(self.pairs), self.L * self.L))
-        for g, idx in enumerate(self._groups): self.c[idx] = y[idx] @ self.R[g]
-        self.yy = np.einsum('pb,pb->p', y, y)
+        if y.shape[1] != self.n_bins: raise ValueError(f"y has {y.shape[1]} bins per pair but the operators have {self.n_bins}.")
+        if self.Rs is None and any(b.gram for b in self.blocks):
+            raise ValueError("This loss released its operators (release_operators) and cannot take new histograms.")
+        self.y, self.yy = y, float(np.einsum('pb,pb->', y, y))
+        gram = np.concatenate([b.idx for b in self.blocks if b.gram] + [np.zeros(0, np.intp)])
+        self._const = float(np.einsum('pb,pb->', y[gram], y[gram]))  # y^T y of the Gram-form pairs
+        self.c = [np.stack([y[p] @ np.reshape(self.Rs[self.group[p]], (self.n_bins, -1)) for p in b.idx]) if b.gram
+                  else y[b.idx] for b in self.blocks]  # per block: R^T y (Gram form) or y (direct form)
         return self
 
     def with_target(self, y) -> "RadonLoss":
-        "A copy sharing the Gram matrices but fitted to other histograms `y` (held-out or all data)."
+        "A copy sharing the operators but fitted to other histograms `y` (held-out or all data)."
         new = object.__new__(RadonLoss); new.__dict__.update(self.__dict__)
         return new.set_target(y)
+
+    def release_operators(self) -> "RadonLoss":
+        "Drop the list of operators $R_{jk}$, which the blocks no longer need (then no new targets); returns self."
+        self.Rs = None
+        return self
 
     def pair_tensors(self, B, lam) -> np.ndarray:
         "$T_{jk} = B_j \\Lambda B_k^T$ for every pair: shape (P, L, L), or (S, P, L, L) for a batch of S parameter sets."
         B, lam = np.asarray(B), np.asarray(lam)
         return (B[..., self.pairs[:, 0], :, :] * lam[..., None, None, :]) @ np.swapaxes(B[..., self.pairs[:, 1], :, :], -1, -2)
 
-    def _Qt(self, t):  # t (S, P, L*L); one matrix product per pair over all S sets reads each Gram matrix once
-        if self._Qp is None: return t @ self.Q[0]
-        return np.matmul(t.transpose(1, 0, 2), self._Qp).transpose(1, 0, 2)
+    def predict(self, B, lam) -> np.ndarray:
+        "The model's histograms $R_{jk}\\operatorname{vec}(T_{jk})$ of every pair: shape (P, M*I) (needs the operators)."
+        T, n = self.pair_tensors(B, lam), self.n_atoms
+        return np.stack([np.reshape(self.Rs[g], (self.n_bins, -1)) @ T[p, :n[j], :n[k]].ravel()
+                         for p, ((j, k), g) in enumerate(zip(self.pairs, self.group))])
+
+    def _evaluate(self, B, lam, grad: bool, smoothing: float):
+        "Loss per set (S,) and, with `grad`, its gradients `(gB, glam)`; `B` (S, N, L, F), `lam` (S, F)."
+        S = len(B)
+        loss = np.full(S, self._const)
+        gB, glam = (np.zeros_like(B), np.zeros_like(lam)) if grad else (None, None)
+        for b, c in zip(self.blocks, self.c):
+            BJ, BK = B[:, b.j, :b.Lj], B[:, b.k, :b.Lk]                        # (S, Pb, L, F)
+            t = ((BJ * lam[:, None, None, :]) @ BK.swapaxes(-1, -2)).reshape(S, len(b.idx), -1)
+            if b.gram:
+                Qt = b.product(t)
+                loss += np.einsum('spd,spd->s', t, Qt - 2 * c)
+                if grad: G = 2 * (Qt - c)
+            else:
+                r = b.product(t) - c
+                loss += np.einsum('spb,spb->s', r, r)
+                if grad: G = 2 * b.product(r, backward=True)
+            if not grad: continue
+            G = G.reshape(S, len(b.idx), b.Lj, b.Lk)
+            GBK, GtBJ = G @ BK, G.swapaxes(-1, -2) @ BJ                           # (S, Pb, L, F)
+            glam += np.einsum('splf,splf->sf', GBK, BJ)
+            gB[:, b.j[b.j_first], :b.Lj] += np.add.reduceat(GBK, b.j_first, axis=1) * lam[:, None, None, :]
+            gB[:, b.k[b.k_order][b.k_first], :b.Lk] += (np.add.reduceat(GtBJ[:, b.k_order], b.k_first, axis=1)
+                                                        * lam[:, None, None, :])
+        if smoothing > 0:
+            pen, D = self._penalty(B)
+            loss = loss + smoothing * pen
+            if grad: gB += 2 * smoothing * D
+        return loss, (gB, glam)
 
     def value(self, B, lam):
         "$J_1$ at `(B, lam)` (without the smoothing penalty): a float, or one value per set for a batch (`B` (S, N, L, F))."
         single = np.ndim(B) == 3
-        t = self.pair_tensors(B, lam).reshape((1 if single else len(B), len(self.pairs), -1))
-        f = np.einsum('spd,spd->s', t, self._Qt(t) - 2 * self.c) + self.yy.sum()
+        B, lam = np.asarray(B, dtype=float), np.asarray(lam, dtype=float)
+        f, _ = self._evaluate(B[None] if single else B, lam[None] if single else lam, grad=False, smoothing=0.0)
         return float(f[0]) if single else f
 
     def _penalty(self, B):  # gamma-free smoothness penalty sum ||B_n[:, r] - 1/L_n||^2 over real atoms, and D
@@ -79,21 +149,8 @@ class RadonLoss:
         "$J_1$ and its gradients with respect to `(B, lam)`; with a batch (`B` (S, N, L, F), `lam` (S, F)) one of each per set."
         B, lam = params
         single = B.ndim == 3
-        if single: B, lam = B[None], lam[None]
-        S, P, L = len(B), len(self.pairs), self.L
-        BJ, BK = B[:, self.pairs[:, 0]], B[:, self.pairs[:, 1]]                  # (S, P, L, F)
-        t = ((BJ * lam[:, None, None, :]) @ BK.swapaxes(-1, -2)).reshape(S, P, -1)
-        Qt = self._Qt(t)
-        loss = np.einsum('spd,spd->s', t, Qt - 2 * self.c) + self.yy.sum()
-        G = (2 * (Qt - self.c)).reshape(S, P, L, L)
-        GBK = G @ BK                                # (S, P, L, F)
-        GtBJ = G.swapaxes(-1, -2) @ BJ              # (S, P, L, F)
-        gB = (np.matmul(self._first, GBK.reshape(S, P, -1)) + np.matmul(self._second, GtBJ.reshape(S, P, -1)))
-        gB = gB.reshape(B.shape) * lam[:, None, None, :]
-        glam = np.einsum('splf,splf->sf', GBK, BJ)
-        if self.smoothing > 0:
-            pen, D = self._penalty(B)
-            loss = loss + self.smoothing * pen; gB = gB + 2 * self.smoothing * D
+        loss, (gB, glam) = self._evaluate(B[None] if single else B, lam[None] if single else lam, grad=True,
+                                          smoothing=self.smoothing)
         return (float(loss[0]), (gB[0], glam[0])) if single else (loss, (gB, glam))
 
     def project(self, params) -> tuple:
@@ -117,9 +174,10 @@ def paper_start(loss: RadonLoss, n_components: int, rho: float = 1.0, n_alt: int
                          "use init='random' or fewer components.")
     T = [None] * len(pairs)
     def fit_pairs(targets=None):  # one batched simplex least squares per shared R
-        for g, idx in enumerate(loss._groups):
-            j, k = pairs[idx[0]]
-            R = loss.R[g].reshape(-1, loss.L, loss.L)[:, :sizes[j], :sizes[k]].reshape(len(loss.R[g]), -1)
+        if loss.Rs is None: raise ValueError("init='paper' needs the loss's operators (do not release_operators).")
+        for g in np.unique(loss.group):
+            idx = np.flatnonzero(loss.group == g)
+            R = np.reshape(loss.Rs[g], (loss.n_bins, -1))
             v = None if targets is None else np.stack([targets[p] for p in idx], axis=1)
             x0 = None if targets is None else np.stack([T[p] for p in idx], axis=1)
             sol = simplex_lstsq(R, loss.y[idx].T, rho=0.0 if targets is None else rho, v=v, x0=x0)
@@ -398,6 +456,10 @@ class RAD(DensityMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Fit the density to `X`, array-like of shape (n_samples, n_features) with n_features >= 2; `y` is ignored."""
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, ensure_min_features=2)
+        with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead, and stall on busy cores
+            return self._fit(X)
+
+    def _fit(self, X):
         K, N = X.shape
         n_bins = self._check_params(K)
         rng = check_random_state(self.random_state)
@@ -415,6 +477,10 @@ class RAD(DensityMixin, BaseEstimator):
             val, full = loss.with_target(c_val / n_val), loss.with_target((c_fit + c_val) / K)
         else:
             loss, val, full = RadonLoss(Rs, group, pairs, n_atoms, counts(order) / K), None, None
+        del Rs
+        if self.init != 'paper':  # the blocks hold what the solver needs: free the list of operators
+            for l in (loss, val, full):
+                if l is not None: l.release_operators()
         ranks, auto_rank = self._ranks(), isinstance(self.n_components, str)
         auto_smoothing = isinstance(self.smoothing, str)
         if (auto_rank or auto_smoothing) and val is None:

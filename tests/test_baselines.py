@@ -85,8 +85,7 @@ def test_jupad_recovers_a_density_from_exact_2d_marginals():
     lo, width = feature_bins(X, model.dictionaries, 40)
     Rs, group = histogram_operators(model.dictionaries, pairs, lo, width, 40)
     loss = RadonLoss(Rs, group, pairs, [5] * 4, np.zeros((6, 1600)))
-    t = loss.pair_tensors(np.stack(model.coefs), model.weights).reshape(6, -1)
-    loss.set_target(np.stack([loss.R[g] @ t[p] for p, g in enumerate(group)]))
+    loss.set_target(loss.predict(np.stack(model.coefs), model.weights))
     sol = rad_solve(loss, 3, n_init=3, max_iter=20000, tol=1e-15, random_state=0)
     value, se = jsd(model, DictionaryCPD(sol.weights, list(sol.B), model.dictionaries), 20000, random_state=0)
     assert value < 1e-3, f"JSD {value:.2e} +- {se:.1e} from exact 2-D marginals"
