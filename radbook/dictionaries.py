@@ -13,8 +13,8 @@ from .cpd import check_cpd
 
 # %% auto #0
 __all__ = ['PAPER_FAMILIES', 'DISCRETE_VALUES', 'gaussian', 'laplacian', 'PointMass', 'point_mass', 'is_atom', 'atom_spec',
-           'atom_key', 'atom_logpdfs', 'check_dictionaries', 'DictionaryCPD', 'paper_family', 'auto_dictionary',
-           'auto_dictionaries']
+           'scale_atom', 'atom_key', 'atom_logpdfs', 'check_dictionaries', 'DictionaryCPD', 'paper_family',
+           'auto_dictionary', 'auto_dictionaries']
 
 # %% ../nbs/01_dictionaries.ipynb #a8034426
 def gaussian(mean: float, sd: float):
@@ -72,9 +72,22 @@ def atom_spec(atom) -> tuple:
         raise TypeError(f"A dictionary atom must be a frozen continuous scipy.stats distribution or a PointMass, "
                         f"got {type(atom).__name__}.{hint}")
     name = atom.dist.name
-    if name == 'norm': return 'norm', float(atom.mean()), float(atom.std())
-    if name == 'laplace': return 'laplace', float(atom.mean()), float(atom.std() / np.sqrt(2))
+    if name in ('norm', 'laplace'): return (name,) + _loc_scale(atom)  # mean and sd, or mean and Laplace scale b
     return 'other', float(atom.median()), float(atom.ppf(0.75) - atom.ppf(0.25))
+
+def _loc_scale(atom) -> tuple:
+    "scipy's `(loc, scale)` of a frozen continuous distribution, read from its parameters (no moments evaluated)."
+    _, loc, scale = atom.dist._parse_args(*atom.args, **atom.kwds)
+    return float(loc), float(scale)
+
+def scale_atom(atom, shift: float, scale: float):
+    "The atom of `shift + scale * X` for the atom `X` and `scale > 0`: the same kind of distribution, moved and stretched."
+    if not (np.isfinite(shift) and np.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale_atom needs a finite shift and a positive finite scale, got {shift!r} and {scale!r}.")
+    if isinstance(atom, PointMass): return point_mass(shift + scale * atom.value)
+    atom_spec(atom)  # validates
+    shapes, loc, sc = atom.dist._parse_args(*atom.args, **atom.kwds)
+    return atom.dist(*shapes, loc=shift + scale * loc, scale=scale * sc)
 
 def atom_key(atom) -> tuple:
     "A hashable key that is equal for atoms that are the same distribution (used to share Radon matrices)."
@@ -234,22 +247,50 @@ def _check_scales(scales):
         isinstance(m, numbers.Real) and not isinstance(m, bool) and np.isfinite(m) and m > 0 for m in scales)
     if not ok: raise ValueError(f"scales must be a non-empty sequence of positive numbers, got {scales!r}.")
 
+def _resolution(values) -> float:
+    "The smallest gap between sorted distinct `values` (0 for fewer than two): the finest detail the data record."
+    return float(np.diff(values).min()) if len(values) > 1 else 0.0
+
+def _distinct(means, sds, tol: float = 0.1) -> list:
+    "`(mean, sd)` pairs without near-copies (means and sds within `tol` of the smaller sd of an earlier pair)."
+    kept = []
+    for mu, sd in zip(means, sds):
+        if not any(abs(mu - m) <= tol * min(sd, s) and abs(sd - s) <= tol * min(sd, s) for m, s in kept): kept.append((mu, sd))
+    return kept
+
+def _heavy(counts, least: float, ratio: float = 5.0) -> np.ndarray:
+    "Which values are heavy: the top h by count, for the largest h whose h-th count is >= `least` and >= `ratio` times the next."
+    order = np.argsort(-counts, kind='stable')
+    c = counts[order]
+    ok = np.flatnonzero((c >= max(least, 2)) & (c >= ratio * np.r_[c[1:], 0]))
+    out = np.zeros(len(counts), bool)
+    if len(ok): out[order[:ok[-1] + 1]] = True
+    return out
+
 def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplacians: bool = False, scales=(1, 2),
-                    max_fit_samples: int = 4000, quantile_atoms: int = 0, random_state=None) -> list:
-    "Atoms for one feature from its samples `x`: point masses for a discrete feature, else the components of 1-D GMMs with `scales` times the BIC-chosen size (plus optional Laplacians and kernel-width Gaussians)."
+                    max_fit_samples: int = 4000, quantile_atoms: int = 0, discrete: bool = None, heavy: float = 0.05,
+                    random_state=None) -> list:
+    "Atoms for one feature from its samples `x`: point masses for a discrete feature, else point masses for its heavy values and the components of 1-D GMMs with `scales` times the BIC-chosen size, never narrower than the data's resolution (plus optional Laplacians and kernel-width Gaussians)."
     from sklearn.mixture import GaussianMixture
     if isinstance(quantile_atoms, bool) or not isinstance(quantile_atoms, numbers.Integral) or quantile_atoms < 0:
         raise ValueError(f"quantile_atoms must be an integer >= 0, got {quantile_atoms!r}.")
+    if not (isinstance(heavy, numbers.Real) and 0 <= heavy <= 1):
+        raise ValueError(f"heavy must be a share between 0 and 1 (0 turns heavy values off), got {heavy!r}.")
     _check_scales(scales)
     x = np.asarray(x, dtype=float).ravel()
-    values = np.unique(x)
-    if len(values) <= max_discrete and 2 * len(values) <= len(x):
+    values, counts = np.unique(x, return_counts=True)
+    if discrete or (discrete is None and len(values) <= max_discrete and 2 * len(values) <= len(x)):
         return [point_mass(v) for v in values]
     rng = check_random_state(random_state)
     extra = [gaussian(q, 1.06 * x.std() * len(x) ** (-1 / 5))  # Silverman's bandwidth for the whole sample
              for q in np.quantile(x, (np.arange(quantile_atoms) + 0.5) / quantile_atoms)] if quantile_atoms else []
+    is_heavy = _heavy(counts, heavy * len(x)) if heavy > 0 else np.zeros(len(values), bool)
+    points = [point_mass(v) for v in values[is_heavy]]  # values that hold a share of the rows: their own point masses
+    if is_heavy.any():
+        x, values = x[~np.isin(x, values[is_heavy])], values[~is_heavy]
+        if len(values) <= 2: return points + [point_mass(v) for v in values]
     if len(x) > max_fit_samples: x = rng.choice(x, max_fit_samples, replace=False)
-    floor = 1e-3 * (x.std() + 1e-12)
+    floor = max(1e-3 * (x.std() + 1e-12), _resolution(values))  # no atom narrower than what the data resolve
     fit = lambda k: GaussianMixture(k, reg_covar=floor ** 2, init_params='k-means++',
                                     random_state=rng.randint(2**31 - 1)).fit(x[:, None])
     best, best_bic = None, np.inf
@@ -257,15 +298,19 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
         gm = fit(k)
         bic = gm.bic(x[:, None])
         if bic < best_bic: best, best_bic = gm, bic  # scan every size: BIC often has a local minimum before the best
-    k_bic, atoms = best.n_components, []
+    k_bic, means, sds, first = best.n_components, [], [], 0
     for i, m in enumerate(scales):  # one mixture per scale: m * k_bic components (the BIC fit itself when that is k_bic)
         k = min(max(1, int(round(m * k_bic))), len(values) // 2)
         gm = best if k == k_bic else fit(k)
-        means, sds = gm.means_.ravel(), np.sqrt(gm.covariances_.ravel())
-        order = np.argsort(means)
-        atoms += [gaussian(mu, sd) for mu, sd in zip(means[order], sds[order])]
-        if laplacians and i == 0: atoms += [laplacian(mu, sd) for mu, sd in zip(means[order], sds[order])]
-    return atoms + extra
+        order = np.argsort(gm.means_.ravel())
+        means += list(gm.means_.ravel()[order]); sds += list(np.sqrt(gm.covariances_.ravel())[order])
+        if i == 0: first = len(means)
+    kept = _distinct(means, sds)  # the scales repeat atoms where the data are spiky: keep one of each
+    atoms = [gaussian(mu, sd) for mu, sd in kept]
+    if laplacians:  # twins of the first scale's atoms, placed after them
+        coarse = _distinct(means[:first], sds[:first])
+        atoms[len(coarse):len(coarse)] = [laplacian(mu, sd) for mu, sd in coarse]
+    return points + atoms + extra
 
 def auto_dictionaries(X, random_state=None, **kwargs) -> list:
     "One `auto_dictionary` per column of `X` (keyword arguments are passed on)."

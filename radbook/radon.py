@@ -88,15 +88,29 @@ def _check_bins(lo, width, shape):
         raise ValueError("lo must be finite and width finite and positive (see bin_edges).")
     return lo, width
 
-def bin_edges(X, pairs, directions, n_bins: int, shared: bool = False, chunk_size: int = 4096) -> tuple:
-    "Equal-width bins on the range of each projection: `(lo, width)`, each of shape (n_pairs, n_directions)."
+def _robust_range(X, pairs, c, s, tail, widen=0.25, block=_BLOCK):
+    "Per (pair, direction): the range of the central `1 - 2 tail` of the projections, widened by `widen` of itself each side."
+    lo, hi = np.empty((len(pairs), len(c))), np.empty((len(pairs), len(c)))
+    step = max(1, block // max(1, len(X) * len(c)))
+    for a in range(0, len(pairs), step):  # a few pairs at a time: all rows of a projection are needed for its quantiles
+        q = np.quantile(_project(X, pairs[a:a + step], c, s), [tail, 1 - tail], axis=0)
+        lo[a:a + step], hi[a:a + step] = q[0] - widen * (q[1] - q[0]), q[1] + widen * (q[1] - q[0])
+    return lo, hi
+
+def bin_edges(X, pairs, directions, n_bins: int, shared: bool = False, chunk_size: int = 4096, tail: float = 0.0) -> tuple:
+    "Equal-width bins on the range of each projection (with `tail` > 0, its robust range): `(lo, width)`, each (n_pairs, n_directions)."
     X, n_bins = _check_X(X), _check_n_bins(n_bins)
     pairs, (c, s) = _check_pairs(pairs, X.shape[1]), _check_directions(directions)
+    if not (isinstance(tail, numbers.Real) and 0 <= tail < 0.5): raise ValueError(f"tail must be in [0, 0.5), got {tail!r}.")
     shape = (len(pairs), len(c))
     pmin, pmax = np.full(shape, np.inf), np.full(shape, -np.inf)
     for start, stop in _chunks(len(X), chunk_size, shape[0] * shape[1]):
         p = _project(X[start:stop], pairs, c, s)
         np.minimum(pmin, p.min(axis=0), out=pmin); np.maximum(pmax, p.max(axis=0), out=pmax)
+    if tail > 0:  # never wider than the data; a degenerate central range (a heavy value) falls back to the full one
+        rlo, rhi = _robust_range(X, pairs, c, s, tail)
+        keep = rhi - rlo > 1e-12 * np.maximum(np.abs(rlo), np.abs(rhi))
+        pmin, pmax = np.where(keep, np.maximum(pmin, rlo), pmin), np.where(keep, np.minimum(pmax, rhi), pmax)
     if shared: pmin[:], pmax[:] = pmin.min(axis=0), pmax.max(axis=0)
     lo, width = pmin, (pmax - pmin) / n_bins
     flat = pmax - pmin <= 1e-12 * np.maximum(np.abs(pmin), np.abs(pmax))
