@@ -90,22 +90,24 @@ class JUPAD(RAD):
     n_bins : int, default=60
         Bins per feature (the paper: 50-100, fixed whatever the sample size).
     n_components, init, n_init, combine, max_iter, tol, validation_fraction, patience, accelerate, rho, n_alt,
-    smoothing, n_components_grid, random_state, verbose
+    smoothing, n_components_grid, max_discrete, standardize, pairs, random_state, verbose
         As `RAD`: they set the same solver (the loss here is over 2-D histograms instead of projections).
 
     Attributes
     ----------
     bin_lo_, bin_width_ : ndarray of shape (n_features,)
-        Left end of the first bin and bin width of each feature.
+        Left end of the first bin and bin width of each feature, in standard units.
     n_bins_ : int
         Bins per feature.
     n_components_, weights_, coefs_, dictionaries_, density_, n_features_in_, n_iter_, converged_, loss_curve_,
-    validation_curve_, smoothing_, smoothing_scores_, rank_scores_
+    validation_curve_, smoothing_, smoothing_scores_, rank_scores_, center_, scale_, pairs_
         As `RAD`.
     """
     def __init__(self, n_components=10, *, dictionaries=None, n_bins=60, init='random', n_init=8, combine='average',
                  max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, accelerate=True, rho=1.0, n_alt=10,
-                 smoothing=0.0, n_components_grid=_RANK_GRID, random_state=None, verbose=0):
+                 smoothing=0.0, n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='all',
+                 random_state=None, verbose=0):
+        self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
         self.n_components, self.dictionaries, self.n_bins, self.init = n_components, dictionaries, n_bins, init
         self.n_init, self.combine, self.max_iter, self.tol = n_init, combine, max_iter, tol
         self.validation_fraction, self.patience, self.accelerate, self.rho = validation_fraction, patience, accelerate, rho
@@ -114,7 +116,7 @@ class JUPAD(RAD):
 
     def _check_params(self, n_samples):
         "Validate the hyperparameters; returns the number of bins per feature."
-        self._check_solver_params()
+        self._check_solver_params(); self._check_table_params()
         _check_int('n_bins', self.n_bins, 1)
         if self.dictionaries is None:
             raise TypeError("JUPAD needs dictionaries: a list of atoms shared by all features, one list per feature, "
@@ -297,6 +299,7 @@ class DictionaryEM(DensityMixin, BaseEstimator):
         return self
 
     score_samples, score, sample = RAD.score_samples, RAD.score, RAD.sample  # the fitted model is a DictionaryCPD, as RAD's
+    _table, _feature_name, _columns = RAD._table, RAD._feature_name, None    # what they use (numeric arrays only)
 
 # %% ../nbs/05_baselines.ipynb #9f889310
 _COVARIANCE_TYPES = ('full', 'tied', 'diag', 'spherical')

@@ -290,7 +290,9 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
         x, values = x[~np.isin(x, values[is_heavy])], values[~is_heavy]
         if len(values) <= 2: return points + [point_mass(v) for v in values]
     if len(x) > max_fit_samples: x = rng.choice(x, max_fit_samples, replace=False)
-    floor = max(1e-3 * (x.std() + 1e-12), _resolution(values))  # no atom narrower than what the data resolve
+    q1, q3 = np.quantile(x, [0.25, 0.75])
+    spread = (q3 - q1) / 1.349 if q3 > q1 else x.std()  # robust: one outlier must not widen every atom
+    floor = max(1e-3 * (spread + 1e-12), _resolution(values))  # no atom narrower than what the data resolve
     fit = lambda k: GaussianMixture(k, reg_covar=floor ** 2, init_params='k-means++',
                                     random_state=rng.randint(2**31 - 1)).fit(x[:, None])
     best, best_bic = None, np.inf

@@ -18,6 +18,7 @@ from .dictionaries import PAPER_FAMILIES, paper_family, atom_spec
 from .rad import RAD
 from .radon import feature_pairs, projection_counts, radon_matrix
 from .rad import auto_bins
+from .tables import standardize, standard_density
 from .metrics import jsd
 
 # %% auto #0
@@ -73,12 +74,14 @@ def projection_profile(rad: RAD, X, j: int, k: int, m: int, truth=None) -> Profi
     N, M = rad.n_features_in_, len(rad.directions_)
     if not (0 <= j < k < N): raise ValueError(f"Need features 0 <= j < k < {N}, got j={j}, k={k}.")
     if not 0 <= m < M: raise ValueError(f"Direction m={m} does not exist: the model has {M} directions (0..{M - 1}).")
-    pairs, direction, n_bins = feature_pairs(N), rad.directions_[m:m + 1], rad.n_bins_
-    p = int(np.flatnonzero((pairs[:, 0] == j) & (pairs[:, 1] == k))[0])
-    lo, width = rad.bin_lo_[p, m:m + 1], rad.bin_width_[p, m:m + 1]  # RAD's own bins
-    data = projection_counts(X, pairs[p:p + 1], direction, lo[None], width[None], n_bins)[0, 0] / len(X)
-    model = _projected(rad.density_, j, k, direction, lo, width, n_bins)
-    true = None if truth is None else _projected(truth, j, k, direction, lo, width, n_bins)
+    pairs, direction, n_bins = rad.pairs_, rad.directions_[m:m + 1], rad.n_bins_
+    hit = np.flatnonzero((pairs[:, 0] == j) & (pairs[:, 1] == k))
+    if len(hit) == 0: raise ValueError(f"RAD did not project the pair ({j}, {k}) (see its pairs_).")
+    p, (c, s) = int(hit[0]), (rad.center_, rad.scale_)  # RAD's own bins, in its standard units
+    lo, width = rad.bin_lo_[p, m:m + 1], rad.bin_width_[p, m:m + 1]
+    data = projection_counts(standardize(X, c, s), pairs[p:p + 1], direction, lo[None], width[None], n_bins)[0, 0] / len(X)
+    model = _projected(standard_density(rad.density_, c, s), j, k, direction, lo, width, n_bins)
+    true = None if truth is None else _projected(standard_density(truth, c, s), j, k, direction, lo, width, n_bins)
     theta = float(np.arctan2(direction[0, 1], direction[0, 0]))
     return Profile(theta, float(lo[0]), float(width[0]), n_bins, data, model, true)
 

@@ -14,8 +14,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 from .cpd import cpd_from_pairwise
-from .dictionaries import DictionaryCPD, auto_dictionaries, check_dictionaries
-from .radon import (feature_pairs, random_directions, bin_edges, projection_counts, radon_operators)
+from .dictionaries import DictionaryCPD, PointMass, auto_dictionary, check_dictionaries
+from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators)
+from .tables import (robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete,
+                            is_frame, encode_frame, decode_frame)
+from sklearn.utils.validation import _check_feature_names, _check_n_features, check_array
 from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
@@ -38,7 +41,10 @@ class _Block:
         self.k_first = np.r_[0, np.flatnonzero(np.diff(self.k[self.k_order])) + 1]
 
     def _mat(self, R):
-        R = np.asarray(R, dtype=float).reshape(-1, self.Lj * self.Lk)
+        R = np.asarray(R, dtype=float)
+        if R.shape[2:] != (self.Lj, self.Lk):  # a smaller dictionary padded with atoms that carry no weight
+            R = np.pad(R, [(0, 0), (0, 0), (0, self.Lj - R.shape[2]), (0, self.Lk - R.shape[3])])
+        R = R.reshape(-1, self.Lj * self.Lk)
         return R.T @ R if self.gram else R
 
     def product(self, t, backward=False):
@@ -52,6 +58,28 @@ class _Block:
             out[:, sel] = t[:, sel] @ mats[u]
         return out
 
+_BLOCK_OVERHEAD = 3e5  # the cost of one more block per evaluation (Python and numpy calls), in multiply-adds
+
+def _padded_sizes(n_atoms, pairs, n_bins: int, form: str, n_sets: int = 8) -> np.ndarray:
+    "Per feature, the dictionary size to pad to: sizes merge into larger ones while fewer, larger blocks cost less."
+    n_atoms = np.asarray(n_atoms)
+    def cost(to):
+        p = np.array([to[L] for L in n_atoms.tolist()])
+        pj, pk = p[pairs[:, 0]], p[pairs[:, 1]]
+        d = (pj * pk).astype(float)
+        gram = np.full(d.shape, form == 'gram') if form != 'auto' else d <= n_bins
+        work = np.where(gram, d * d, 2 * n_bins * d).sum()
+        return len(set(zip(pj.tolist(), pk.tolist()))) * _BLOCK_OVERHEAD + n_sets * work
+    to = {L: L for L in np.unique(n_atoms).tolist()}
+    current = cost(to)
+    while True:
+        tops = sorted(set(to.values()))
+        trials = [{L: (b if t == a else t) for L, t in to.items()} for a, b in zip(tops[:-1], tops[1:])]
+        costs = [cost(t) for t in trials]
+        if not costs or min(costs) >= current: break
+        to, current = trials[int(np.argmin(costs))], min(costs)
+    return np.array([to[L] for L in n_atoms.tolist()])
+
 class RadonLoss:
     "RAD's objective $J_1$ over all pairs, with gradients; parameters are `B` (N, L, F), zero beyond each dictionary, and `lam` (F,)."
     def __init__(self, Rs, group, pairs, n_atoms, y, form: str = 'auto'):
@@ -63,7 +91,7 @@ class RadonLoss:
         self.Rs = list(Rs)                                         # (M, I, Lj, Lk) each, shared by the pairs of `group`
         self.n_bins = int(np.prod(np.shape(self.Rs[0])[:2]))      # M * I rows of every operator
         self.smoothing = 0.0  # weight of the ridge penalty pulling every column of B_n towards uniform weights
-        sizes = self.n_atoms[self.pairs]
+        sizes = _padded_sizes(self.n_atoms, self.pairs, self.n_bins, form)[self.pairs]
         self.blocks = []
         for Lj, Lk in sorted(set(map(tuple, sizes.tolist()))):
             idx = np.flatnonzero((sizes[:, 0] == Lj) & (sizes[:, 1] == Lk))
@@ -80,9 +108,14 @@ class RadonLoss:
         self.y, self.yy = y, float(np.einsum('pb,pb->', y, y))
         gram = np.concatenate([b.idx for b in self.blocks if b.gram] + [np.zeros(0, np.intp)])
         self._const = float(np.einsum('pb,pb->', y[gram], y[gram]))  # y^T y of the Gram-form pairs
-        self.c = [np.stack([y[p] @ np.reshape(self.Rs[self.group[p]], (self.n_bins, -1)) for p in b.idx]) if b.gram
+        self.c = [np.stack([self._adjoint(y[p], self.Rs[self.group[p]], b) for p in b.idx]) if b.gram
                   else y[b.idx] for b in self.blocks]  # per block: R^T y (Gram form) or y (direct form)
         return self
+
+    def _adjoint(self, y, R, b):  # R^T y for one pair, zero-padded to its block's sizes
+        R = np.asarray(R)
+        c = (y @ R.reshape(self.n_bins, -1)).reshape(R.shape[2:])
+        return np.pad(c, [(0, b.Lj - c.shape[0]), (0, b.Lk - c.shape[1])]).ravel()
 
     def with_target(self, y) -> "RadonLoss":
         "A copy sharing the operators but fitted to other histograms `y` (held-out or all data)."
@@ -287,6 +320,8 @@ def auto_bins(n_samples: int) -> int:
     return int(np.ceil(n_samples ** (1 / 3) - 1e-9))
 
 _BIN_SAMPLES = 10_000  # bin ranges come from at most this many rows: the outer bins are open-ended anyway
+_BIN_TAIL = 0.005      # bins cover the central 99% of each projection (widened a quarter), not one outlier's range
+_PAIR_DEGREE = 16      # pairs='auto': about this many partners per feature when there are more features than that
 _SMOOTHING_GRID = (0.0, 0.01, 0.1, 1.0)
 _RANK_GRID = (2, 4, 8, 16, 32)
 
@@ -341,6 +376,16 @@ class RAD(DensityMixin, BaseEstimator):
         pair is fitted and the pair is chosen by held-out log-likelihood).
     n_components_grid : sequence of int, default=(2, 4, 8, 16, 32)
         Candidate ranks for n_components='auto'.
+    max_discrete : int, default=16
+        With dictionaries='auto', a numeric column with at most this many distinct values (and at most half as many
+        as rows) is discrete: one point mass per value. Boolean and categorical columns of a DataFrame always are.
+    standardize : bool, default=True
+        Compute the projections on robustly standardised columns (median, IQR / 1.349), so that columns in different
+        units weigh alike; the fitted density is in the data's own units either way. Features that share a
+        dictionary share their centre and scale.
+    pairs : 'auto', 'all' or int, default='auto'
+        Which feature pairs to project: 'all'; an int d >= 2, a random set with about d partners per feature
+        (`random_pairs`); 'auto', all pairs up to 17 features and about 16 partners per feature beyond.
     random_state : int, RandomState or None, default=None
         Seeds directions, the split, the starts and sampling.
     verbose : int, default=0
@@ -356,9 +401,15 @@ class RAD(DensityMixin, BaseEstimator):
     coefs_ : list of ndarray of shape (n_atoms_n, n_mixture)
         Dictionary coefficients B_n of each feature.
     dictionaries_ : list of lists of atoms
-        The dictionaries used.
+        The dictionaries used, in the data's units.
     density_ : DictionaryCPD
-        The fitted density.
+        The fitted density, in the data's units (the standardisation's Jacobian is in its atoms).
+    center_, scale_ : ndarray of shape (n_features,)
+        The centre and scale that standardised each column for the projections (0 and 1 with standardize=False).
+    pairs_ : ndarray of shape (n_pairs, 2)
+        The feature pairs projected.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Column names, when `X` was a DataFrame with string column names.
     n_features_in_ : int
         Number of features seen in `fit`.
     n_bins_ : int
@@ -366,7 +417,8 @@ class RAD(DensityMixin, BaseEstimator):
     directions_ : ndarray of shape (n_projections, 2)
         Projection directions (cos, sin).
     bin_lo_, bin_width_ : ndarray of shape (n_pairs, n_projections)
-        Left edge and width of the bins of every pair and direction (the outermost bins are open-ended).
+        Left edge and width of the bins of every pair and direction, in standard units (the outermost bins are
+        open-ended).
     n_iter_ : int
         Iterations of the longest final run.
     converged_ : bool
@@ -385,8 +437,9 @@ class RAD(DensityMixin, BaseEstimator):
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', init='random',
                  n_init=8, combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100,
                  accelerate=True, rho=1.0, n_alt=10, radon='exact', n_mc=2000, smoothing=0.0,
-                 n_components_grid=_RANK_GRID, random_state=None, verbose=0):
+                 n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', random_state=None, verbose=0):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
+        self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
         self.init, self.n_init, self.combine, self.max_iter, self.tol = init, n_init, combine, max_iter, tol
         self.validation_fraction, self.patience, self.accelerate, self.rho = validation_fraction, patience, accelerate, rho
         self.n_alt, self.radon, self.n_mc, self.random_state, self.verbose = n_alt, radon, n_mc, random_state, verbose
@@ -425,6 +478,15 @@ class RAD(DensityMixin, BaseEstimator):
         else:
             _check_real('smoothing', self.smoothing, 0, np.inf)
 
+    def _check_table_params(self):
+        "Checks of how the table is read (shared with JUPAD)."
+        _check_int('max_discrete', self.max_discrete, 0)
+        if not isinstance(self.standardize, (bool, np.bool_)):
+            raise ValueError(f"standardize must be True or False, got {self.standardize!r}.")
+        if isinstance(self.pairs, str):
+            if self.pairs not in ('auto', 'all'): raise ValueError(f"pairs must be 'auto', 'all' or an integer >= 2, got {self.pairs!r}.")
+        else: _check_int('pairs', self.pairs, 2)
+
     def _check_params(self, n_samples):
         "Validate the hyperparameters; returns the number of bins per direction."
         self._check_solver_params()
@@ -436,6 +498,7 @@ class RAD(DensityMixin, BaseEstimator):
             n_bins = auto_bins(n_samples)
         else:
             _check_int('n_bins', self.n_bins, 1); n_bins = int(self.n_bins)
+        self._check_table_params()
         if n_samples < 2 * n_bins:
             raise ValueError(f"Too few samples for the histograms: n_samples={n_samples} but n_bins={n_bins} needs at "
                              f"least {2 * n_bins}; decrease n_bins or give more samples.")
@@ -447,28 +510,76 @@ class RAD(DensityMixin, BaseEstimator):
         directions = random_directions(self.n_projections, rng)
         K = len(X)
         rows = rng.permutation(K)[:_BIN_SAMPLES] if K > _BIN_SAMPLES else slice(None)
-        lo, width = bin_edges(X[rows], pairs, directions, n_bins, shared=shared)  # outer bins are open-ended
+        lo, width = bin_edges(X[rows], pairs, directions, n_bins, shared=shared, tail=_BIN_TAIL)  # outer bins are open-ended
         Rs, group = radon_operators(dictionaries, pairs, directions, lo, width, n_bins, method=self.radon,
                                     n_mc=self.n_mc, random_state=rng)
         counts = lambda rows: projection_counts(X[rows], pairs, directions, lo, width, n_bins)
         return Rs, group, counts, dict(directions_=directions, bin_lo_=lo, bin_width_=width)
 
+    def _table(self, X, reset: bool) -> np.ndarray:
+        "`X` as a float array: a DataFrame's columns encoded (categories as codes), names and kinds recorded in fit."
+        if not is_frame(X):
+            if reset: self._columns = None
+            return validate_data(self, X, dtype=np.float64, reset=reset, ensure_min_samples=1 if not reset else 2,
+                                 ensure_min_features=2 if reset else 1)
+        if reset:
+            Z, self._columns = encode_frame(X)
+            Z = validate_data(self, Z, dtype=np.float64, ensure_min_samples=2, ensure_min_features=2)
+            _check_feature_names(self, X, reset=True)
+            return Z
+        _check_feature_names(self, X, reset=False)
+        Z = encode_frame(X, self._columns)[0] if self._columns is not None else np.asarray(X, dtype=np.float64)
+        Z = check_array(Z, dtype=np.float64)
+        _check_n_features(self, Z, reset=False)
+        return Z
+
+    def _feature_name(self, n) -> str:
+        names = getattr(self, 'feature_names_in_', None)
+        return repr(str(names[n])) if names is not None else str(n)
+
     def fit(self, X, y=None):
-        """Fit the density to `X`, array-like of shape (n_samples, n_features) with n_features >= 2; `y` is ignored."""
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, ensure_min_features=2)
+        """Fit the density to `X`, array-like or DataFrame of shape (n_samples, n_features) with n_features >= 2; `y` is ignored.
+
+        DataFrame columns may be numeric, boolean or categorical (category or text dtype; categories become discrete
+        features on their codes); `sample` then returns DataFrames of the same form."""
+        X = self._table(X, reset=True)
         with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead, and stall on busy cores
             return self._fit(X)
+
+    def _dictionaries(self, X, rng) -> tuple:
+        "`(Z, dictionaries in standard units, dictionaries in the data's units, centre, scale)` for the table `X`."
+        K, N = X.shape
+        units = lambda groups=None: robust_scale(X, groups) if self.standardize else (np.zeros(N), np.ones(N))
+        if isinstance(self.dictionaries, str) and self.dictionaries == 'auto':
+            centre, scale = units()
+            Z = standardize(X, centre, scale)
+            forced = [c.discrete for c in self._columns] if self._columns is not None else [False] * N
+            std = [auto_dictionary(Z[:, n], max_discrete=self.max_discrete, discrete=True if forced[n] else None,
+                                   random_state=rng) for n in range(N)]
+            return Z, std, table_dictionaries(std, centre, scale, [np.unique(X[:, n]) for n in range(N)]), centre, scale
+        table = check_dictionaries(self.dictionaries, N)
+        X, unseen = snap_discrete(X, table)
+        if unseen.any():
+            n = int(np.flatnonzero(unseen.any(axis=0))[0])
+            value = X[np.flatnonzero(unseen[:, n])[0], n]
+            raise ValueError(f"Feature {self._feature_name(n)} has the value {value:g}, but its dictionary has only point masses "
+                             f"and none at that value; add point_mass({value:g}) to it.")
+        ids = {}
+        centre, scale = units(np.array([ids.setdefault(id(d), len(ids)) for d in table]))  # shared lists, shared units
+        return standardize(X, centre, scale), standard_dictionaries(table, centre, scale), table, centre, scale
+
+    def _pairs(self, N, rng) -> np.ndarray:
+        "The feature pairs to project (see `pairs`)."
+        degree = _PAIR_DEGREE if self.pairs == 'auto' else None if self.pairs == 'all' else int(self.pairs)
+        return feature_pairs(N) if degree is None or degree >= N - 1 else random_pairs(N, degree, rng)
 
     def _fit(self, X):
         K, N = X.shape
         n_bins = self._check_params(K)
         rng = check_random_state(self.random_state)
-        if isinstance(self.dictionaries, str) and self.dictionaries == 'auto':
-            dictionaries = auto_dictionaries(X, random_state=rng)
-        else:
-            dictionaries = check_dictionaries(self.dictionaries, N)
-        pairs = feature_pairs(N)
-        Rs, group, counts, attributes = self._statistics(X, dictionaries, pairs, n_bins, rng)
+        Z, dictionaries, table, centre, scale = self._dictionaries(X, rng)
+        pairs = self._pairs(N, rng)
+        Rs, group, counts, attributes = self._statistics(Z, dictionaries, pairs, n_bins, rng)
         n_val, n_atoms = int(round(self.validation_fraction * K)), [len(d) for d in dictionaries]
         order = rng.permutation(K)
         if n_val >= 1 and K - n_val >= 1:
@@ -500,7 +611,7 @@ class RAD(DensityMixin, BaseEstimator):
                                 max_iter=self.max_iter, tol=self.tol, patience=self.patience, accelerate=self.accelerate,
                                 rho=self.rho, n_alt=self.n_alt, random_state=seed, verbose=self.verbose)
                 j1 = val.value(sol.B, sol.weights) if val is not None else np.nan
-                ll = _held_out_loglik(sol, dictionaries, n_atoms, X[order[:n_val]]) if auto_rank else np.nan
+                ll = _held_out_loglik(sol, dictionaries, n_atoms, Z[order[:n_val]]) if auto_rank else np.nan
                 fits[F, gamma] = (j1, ll, sol)
                 if self.verbose: print(f"rank {F}, smoothing {gamma}: held-out J1 {j1:.5g}, log-likelihood {ll:.4f}")
         key = max(fits, key=lambda k: fits[k][1]) if auto_rank else min(fits, key=lambda k: fits[k][0])
@@ -516,17 +627,27 @@ class RAD(DensityMixin, BaseEstimator):
                           ConvergenceWarning)
         self.weights_ = sol.weights
         self.coefs_ = [sol.B[n, :L] for n, L in enumerate(n_atoms)]
-        self.dictionaries_, self.n_bins_ = dictionaries, n_bins
+        self.dictionaries_, self.n_bins_, self.pairs_ = table, n_bins, pairs
+        self.center_, self.scale_ = centre, scale
         for name, value in attributes.items(): setattr(self, name, value)
         self.n_iter_, self.converged_, self.loss_curve_ = sol.n_iter, sol.converged, sol.loss_curve
         self.validation_curve_ = sol.val_curve
-        self.density_ = DictionaryCPD(self.weights_, self.coefs_, dictionaries)
+        self.density_ = DictionaryCPD(self.weights_, self.coefs_, table)
         return self
 
     def score_samples(self, X):
-        """Log density of each row of `X`, array-like of shape (n_samples, n_features); returns shape (n_samples,)."""
+        """Log density of each row of `X`, array-like or DataFrame of shape (n_samples, n_features); returns shape (n_samples,).
+
+        Discrete values match the fitted ones up to a relative 1e-6 (float32 round trips). A value of a discrete
+        feature that was never seen in fit (or a new category) has probability 0: its row gets -inf, with a warning."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X, unseen = snap_discrete(self._table(X, reset=False), self.dictionaries_)
+        if unseen.any():
+            n = int(np.flatnonzero(unseen.any(axis=0))[0])
+            seen = 'a category' if self._columns is not None and self._columns[n].kind == 'category' else 'a value'
+            warnings.warn(f"{int(unseen.any(axis=1).sum())} of {len(X)} rows hold discrete values never seen in fit (feature "
+                          f"{self._feature_name(n)} has {seen} outside its {len(self.dictionaries_[n])} fitted ones, e.g. "
+                          f"{X[np.flatnonzero(unseen[:, n])[0], n]:g}); their log density is -inf.", UserWarning)
         return self.density_.logpdf(X)
 
     def score(self, X, y=None):
@@ -534,6 +655,7 @@ class RAD(DensityMixin, BaseEstimator):
         return float(np.mean(self.score_samples(X)))
 
     def sample(self, n_samples=1, random_state=None):
-        """Draw `n_samples` rows from the fitted density; returns `(X, labels)` like `GaussianMixture.sample`."""
+        """Draw `n_samples` rows from the fitted density; returns `(X, labels)` like `GaussianMixture.sample` (X a DataFrame when fitted on one)."""
         check_is_fitted(self)
-        return self.density_.sample(n_samples, random_state=self.random_state if random_state is None else random_state)
+        X, labels = self.density_.sample(n_samples, random_state=self.random_state if random_state is None else random_state)
+        return (decode_frame(X, self._columns) if self._columns is not None else X), labels

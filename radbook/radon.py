@@ -11,7 +11,8 @@ from sklearn.utils import check_random_state
 from .dictionaries import atom_spec, atom_key, check_dictionaries, is_atom
 
 # %% auto #0
-__all__ = ['feature_pairs', 'random_directions', 'bin_index', 'bin_edges', 'projection_counts', 'radon_matrix', 'radon_operators']
+__all__ = ['feature_pairs', 'random_directions', 'random_pairs', 'bin_index', 'bin_edges', 'projection_counts', 'radon_matrix',
+           'radon_operators']
 
 # %% ../nbs/02_radon.ipynb #558cc7bb
 def feature_pairs(n_features: int) -> np.ndarray:
@@ -26,6 +27,20 @@ def random_directions(n_projections: int, random_state=None) -> np.ndarray:
         raise ValueError(f"n_projections must be a positive integer, got {n_projections!r}.")
     theta = check_random_state(random_state).uniform(0.0, np.pi, int(n_projections))
     return np.column_stack([np.cos(theta), np.sin(theta)])
+
+# %% ../nbs/02_radon.ipynb #9a1c35e8
+def random_pairs(n_features: int, degree: int, random_state=None) -> np.ndarray:
+    "About `degree` partners per feature: the distinct edges of ceil(degree/2) random cycles, sorted as `feature_pairs` (all pairs when degree >= n_features - 1)."
+    every = feature_pairs(n_features)
+    if not isinstance(degree, numbers.Integral) or degree < 2:
+        raise ValueError(f"degree must be an integer >= 2 (each feature needs partners), got {degree!r}.")
+    if degree >= n_features - 1: return every
+    rng = check_random_state(random_state)
+    edges = set()
+    for _ in range(-(-int(degree) // 2)):
+        cycle = rng.permutation(n_features)
+        for a, b in zip(cycle, np.roll(cycle, -1)): edges.add((min(a, b), max(a, b)))
+    return np.array(sorted(edges), dtype=np.intp)
 
 # %% ../nbs/02_radon.ipynb #1fb44fe1
 def bin_index(p, lo, width, n_bins: int):

@@ -1,0 +1,155 @@
+"""RAD on tables as users bring them: units, outliers and heavy tails, discrete values, integer and zero-inflated
+columns, DataFrames with categories, and fewer pairs for wide tables."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import radbook.rad as rad_module
+from radbook.dictionaries import PointMass, atom_spec, paper_family, point_mass
+from radbook.rad import RAD
+
+FAST = dict(n_init=2, n_projections=20, random_state=0)
+
+
+@pytest.fixture(scope='module')
+def mixed():
+    truth = paper_family('mixed', random_state=0)
+    return truth, truth.sample(3000, random_state=1)[0], truth.sample(5000, random_state=2)[0]
+
+
+def test_units_change_the_log_likelihood_only_by_the_jacobian(mixed):
+    _, X, X_test = mixed
+    base = RAD(6, **FAST).fit(X).score_samples(X_test)
+    scaled, shifted = X.copy(), X.copy()
+    scaled[:, 1] *= 1000; shifted[:, 3] += 1e4
+    Xs_test, Xh_test = X_test.copy(), X_test.copy()
+    Xs_test[:, 1] *= 1000; Xh_test[:, 3] += 1e4
+    np.testing.assert_allclose(RAD(6, **FAST).fit(scaled).score_samples(Xs_test), base - np.log(1000), atol=1e-6)
+    np.testing.assert_allclose(RAD(6, **FAST).fit(shifted).score_samples(Xh_test), base, atol=1e-6)
+
+
+def test_one_outlier_does_not_spoil_the_fit(mixed, monkeypatch):
+    truth, X, X_test = mixed
+    outlier = X.copy(); outlier[0, 0] = 1e6
+    clean = RAD(9, n_init=4, random_state=0).fit(X).score(X_test)
+    robust = RAD(9, n_init=4, random_state=0).fit(outlier).score(X_test)
+    assert abs(robust - clean) < 0.01, (clean, robust)
+    monkeypatch.setattr(rad_module, '_BIN_TAIL', 0.0)  # bins on the full range of the data: the test can tell
+    naive = RAD(9, n_init=4, random_state=0).fit(outlier).score(X_test)
+    assert clean - naive > 0.03, (clean, naive)
+
+
+def test_a_heavy_tailed_column_leaves_the_others_alone(mixed):
+    _, X, X_test = mixed
+    heavy = X.copy(); heavy[:, 0] = stats.t(2).rvs(len(X), random_state=3)
+    rest = [1, 2, 3, 4]
+    marginal = lambda rad: rad.density_.marginal(rest).logpdf(X_test[:, rest]).mean()
+    clean, t2 = marginal(RAD(9, n_init=4, random_state=0).fit(X)), marginal(RAD(9, n_init=4, random_state=0).fit(heavy))
+    assert abs(t2 - clean) < 0.02, (clean, t2)
+
+
+@pytest.fixture(scope='module')
+def discrete_fit():
+    truth = paper_family('mixed_features', random_state=0)
+    X, _ = truth.sample(2000, random_state=1)
+    return truth, X, RAD(6, **FAST).fit(X)
+
+
+def test_discrete_values_match_through_float32_and_tiny_offsets(discrete_fit):
+    _, X, rad = discrete_fit
+    exact = rad.score_samples(X[:50])
+    np.testing.assert_allclose(rad.score_samples(X[:50].astype(np.float32)), exact, atol=1e-4)
+    off = X[:50].copy(); off[:, 4:] += 1e-12
+    np.testing.assert_allclose(rad.score_samples(off), exact, atol=1e-9)
+    assert np.isfinite(exact).all()
+
+
+def test_unseen_discrete_value_warns_and_scores_minus_infinity(discrete_fit):
+    _, X, rad = discrete_fit
+    Y = X[:10].copy(); Y[3, 5] = 7.0
+    with pytest.warns(UserWarning, match="never seen in fit.*feature 5"):
+        out = rad.score_samples(Y)
+    assert np.isneginf(out[3]) and np.isfinite(np.delete(out, 3)).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # no warning when every value was seen
+        rad.score_samples(X[:10])
+
+
+def test_dictionaries_that_miss_a_discrete_value_are_refused(discrete_fit):
+    truth, X, _ = discrete_fit
+    short = [list(d) for d in truth.dictionaries]
+    short[6] = short[6][:3]  # drops the point mass at 1.5
+    with pytest.raises(ValueError, match="Feature 6 has the value 1.5.*point_mass"):
+        RAD(6, dictionaries=short, **FAST).fit(X)
+
+
+def test_max_discrete_is_a_parameter(discrete_fit):
+    _, X, _ = discrete_fit
+    Y = X.copy(); Y[:, 0] = np.round(Y[:, 0] * 10)  # about 30 whole values
+    n_values = len(np.unique(Y[:, 0]))
+    assert 16 < n_values <= 40
+    default = RAD(4, **FAST).fit(Y)
+    assert not any(isinstance(a, PointMass) for a in default.dictionaries_[0])
+    wide = RAD(4, max_discrete=40, **FAST).fit(Y)
+    assert len(wide.dictionaries_[0]) == n_values and all(isinstance(a, PointMass) for a in wide.dictionaries_[0])
+
+
+def test_integer_and_zero_inflated_columns(discrete_fit):
+    _, X, _ = discrete_fit
+    rng = np.random.default_rng(0)
+    Y = X.copy()
+    Y[:, 0] = rng.poisson(20, len(Y))                                          # a count with ~30 values
+    Y[:, 1] = np.where(rng.random(len(Y)) < 0.6, 0.0, rng.gamma(2.0, 5.0, len(Y)))  # 60% exact zeros
+    rad = RAD(4, **FAST).fit(Y)
+    widths = [atom_spec(a)[2] for a in rad.dictionaries_[0]]
+    assert min(widths) >= 1.0 - 1e-9, widths                                 # no atom narrower than one unit
+    assert point_mass(0.0) in rad.dictionaries_[1]
+    assert any(not isinstance(a, PointMass) for a in rad.dictionaries_[1])
+    score = rad.score_samples(Y[:200])
+    assert np.isfinite(score).all()
+
+
+def test_dataframes_with_categories_round_trip():
+    rng = np.random.default_rng(0)
+    n = 1500
+    species = rng.choice(['Adelie', 'Gentoo', 'Chinstrap'], n)
+    mass = np.where(species == 'Gentoo', 5000.0, 3700.0) + rng.normal(0, 300, n)
+    frame = pd.DataFrame({'species': pd.Categorical(species, categories=['Adelie', 'Chinstrap', 'Gentoo']),
+                          'island': np.where(species == 'Gentoo', 'Biscoe', rng.choice(['Dream', 'Torgersen'], n)),
+                          'mass_g': mass, 'male': rng.random(n) < 0.5, 'year': rng.choice([2007, 2008, 2009], n)})
+    rad = RAD(4, **FAST).fit(frame)
+    assert list(rad.feature_names_in_) == list(frame.columns)
+    assert np.isfinite(rad.score_samples(frame)).all()
+    sample, labels = rad.sample(400, random_state=1)
+    assert isinstance(sample, pd.DataFrame) and list(sample.columns) == list(frame.columns)
+    assert sample.dtypes.tolist() == frame.dtypes.tolist()
+    assert list(sample['species'].cat.categories) == ['Adelie', 'Chinstrap', 'Gentoo']
+    assert set(sample['island']) <= {'Biscoe', 'Dream', 'Torgersen'} and set(sample['year']) <= {2007, 2008, 2009}
+    gentoo = sample['species'] == 'Gentoo'  # the dependence between category and mass survives the fit
+    assert sample.loc[gentoo, 'mass_g'].mean() - sample.loc[~gentoo, 'mass_g'].mean() > 800
+    assert (sample.loc[gentoo, 'island'] == 'Biscoe').mean() > 0.9
+    with pytest.warns(UserWarning, match="a category outside"):
+        out = rad.score_samples(frame.head(3).assign(island=['Biscoe', 'Mars', 'Dream']))
+    assert np.isneginf(out[1]) and np.isfinite(out[[0, 2]]).all()
+    with pytest.raises(ValueError, match="feature names"):
+        rad.score_samples(frame.rename(columns={'mass_g': 'mass'}))
+
+
+def test_fewer_pairs_for_wide_tables():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 24)) + rng.normal(size=(600, 1))
+    auto = RAD(2, n_init=1, n_projections=8, max_iter=50, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        auto.fit(X)
+        small = RAD(2, n_init=1, n_projections=8, max_iter=50, pairs=4, random_state=0).fit(X)
+        every = RAD(2, n_init=1, n_projections=8, max_iter=50, pairs='all', random_state=0).fit(X[:, :10])
+    degree = np.bincount(auto.pairs_.ravel(), minlength=24)
+    assert len(auto.pairs_) < 24 * 23 / 2 and degree.min() >= 10 and degree.max() <= 16
+    assert len(small.pairs_) <= 24 * 2 and len(every.pairs_) == 45
+    assert auto.bin_lo_.shape == (len(auto.pairs_), 8)
+    with pytest.raises(ValueError, match="pairs"):
+        RAD(2, pairs=1).fit(X)
