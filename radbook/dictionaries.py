@@ -269,7 +269,7 @@ def _heavy(counts, least: float, ratio: float = 5.0) -> np.ndarray:
 
 def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplacians: bool = False, scales=(1, 2),
                     max_fit_samples: int = 4000, quantile_atoms: int = 0, discrete: bool = None, heavy: float = 0.05,
-                    random_state=None) -> list:
+                    max_atoms: int = None, random_state=None) -> list:
     "Atoms for one feature from its samples `x`: point masses for a discrete feature, else point masses for its heavy values and the components of 1-D GMMs with `scales` times the BIC-chosen size, never narrower than the data's resolution (plus optional Laplacians and kernel-width Gaussians)."
     from sklearn.mixture import GaussianMixture
     if isinstance(quantile_atoms, bool) or not isinstance(quantile_atoms, numbers.Integral) or quantile_atoms < 0:
@@ -295,6 +295,10 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
     floor = max(1e-3 * (spread + 1e-12), _resolution(values))  # no atom narrower than what the data resolve
     fit = lambda k: GaussianMixture(k, reg_covar=floor ** 2, init_params='k-means++',
                                     random_state=rng.randint(2**31 - 1)).fit(x[:, None])
+    if max_atoms is not None:  # a budget of Gaussians over all scales: the largest BIC size that keeps within it
+        if isinstance(max_atoms, bool) or not isinstance(max_atoms, numbers.Integral) or max_atoms < 1:
+            raise ValueError(f"max_atoms must be a positive integer or None, got {max_atoms!r}.")
+        max_components = max(1, min(max_components, int(max_atoms // sum(scales))))
     best, best_bic = None, np.inf
     for k in range(1, min(max_components, len(values) // 2) + 1):
         gm = fit(k)

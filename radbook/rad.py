@@ -22,7 +22,7 @@ from sklearn.utils.validation import _check_feature_names, _check_n_features, ch
 from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
-__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'refit', 'rad_solve', 'auto_bins', 'RAD']
+__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'refit', 'rad_solve', 'auto_bins', 'atom_budget', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
 class _Block:
@@ -322,6 +322,11 @@ def auto_bins(n_samples: int) -> int:
 _BIN_SAMPLES = 10_000  # bin ranges come from at most this many rows: the outer bins are open-ended anyway
 _BIN_TAIL = 0.005      # bins cover the central 99% of each projection (widened a quarter), not one outlier's range
 _PAIR_DEGREE = 16      # pairs='auto': about this many partners per feature when there are more features than that
+_ATOM_BUDGET = 2.5e7   # automatic dictionaries: (pairs) x (atoms per column)^4 stays about within this (the Gram work)
+
+def atom_budget(n_pairs: int) -> int:
+    "Gaussians per continuous column for automatic dictionaries: the largest L with n_pairs * L^4 <= 2.5e7 (30 or more up to 8 features)."
+    return max(6, int((_ATOM_BUDGET / max(1, n_pairs)) ** 0.25))
 _SMOOTHING_GRID = (0.0, 0.01, 0.1, 1.0)
 _RANK_GRID = (2, 4, 8, 16, 32)
 
@@ -554,8 +559,9 @@ class RAD(DensityMixin, BaseEstimator):
             centre, scale = units()
             Z = standardize(X, centre, scale)
             forced = [c.discrete for c in self._columns] if self._columns is not None else [False] * N
+            budget = atom_budget(self._n_pairs(N))
             std = [auto_dictionary(Z[:, n], max_discrete=self.max_discrete, discrete=True if forced[n] else None,
-                                   random_state=rng) for n in range(N)]
+                                   max_atoms=budget, random_state=rng) for n in range(N)]
             return Z, std, table_dictionaries(std, centre, scale, [np.unique(X[:, n]) for n in range(N)]), centre, scale
         table = check_dictionaries(self.dictionaries, N)
         X, unseen = snap_discrete(X, table)
@@ -568,10 +574,20 @@ class RAD(DensityMixin, BaseEstimator):
         centre, scale = units(np.array([ids.setdefault(id(d), len(ids)) for d in table]))  # shared lists, shared units
         return standardize(X, centre, scale), standard_dictionaries(table, centre, scale), table, centre, scale
 
+    def _degree(self, N):
+        "Partners per feature: None for all pairs (see `pairs`)."
+        degree = _PAIR_DEGREE if self.pairs == 'auto' else None if self.pairs == 'all' else int(self.pairs)
+        return None if degree is None or degree >= N - 1 else degree
+
+    def _n_pairs(self, N) -> int:
+        "About how many pairs `_pairs` projects."
+        degree = self._degree(N)
+        return N * (N - 1) // 2 if degree is None else N * degree // 2
+
     def _pairs(self, N, rng) -> np.ndarray:
         "The feature pairs to project (see `pairs`)."
-        degree = _PAIR_DEGREE if self.pairs == 'auto' else None if self.pairs == 'all' else int(self.pairs)
-        return feature_pairs(N) if degree is None or degree >= N - 1 else random_pairs(N, degree, rng)
+        degree = self._degree(N)
+        return feature_pairs(N) if degree is None else random_pairs(N, degree, rng)
 
     def _fit(self, X):
         K, N = X.shape
