@@ -11,14 +11,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data, check_array, _check_feature_names, _check_n_features
 from threadpoolctl import threadpool_limits
 from .cpd import cpd_from_pairwise
-from .dictionaries import DictionaryCPD, PointMass, auto_dictionary, check_dictionaries
+from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries
 from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators)
 from .tables import (robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete,
                             is_frame, encode_frame, decode_frame)
-from sklearn.utils.validation import _check_feature_names, _check_n_features, check_array
 from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
@@ -327,6 +326,7 @@ _ATOM_BUDGET = 2.5e7   # automatic dictionaries: (pairs) x (atoms per column)^4 
 def atom_budget(n_pairs: int) -> int:
     "Gaussians per continuous column for automatic dictionaries: the largest L with n_pairs * L^4 <= 2.5e7 (30 or more up to 8 features)."
     return max(6, int((_ATOM_BUDGET / max(1, n_pairs)) ** 0.25))
+
 _SMOOTHING_GRID = (0.0, 0.01, 0.1, 1.0)
 _RANK_GRID = (2, 4, 8, 16, 32)
 
