@@ -106,7 +106,7 @@ def tasks(config: ExperimentConfig) -> list:
 # reused while the other methods' stay valid (2: RAD and JUPAD average their starts; 3: RAD's automatic dictionaries
 # have two Gaussian scales and no Laplacians; RAD* 3, RAD 4, JUPAD 3: standard units, robust bins and the real-table
 # rules of automatic dictionaries).
-METHOD_VERSIONS = {'RAD*': 3, 'RAD': 4, 'JUPAD': 3, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1, 'EM*': 1}
+METHOD_VERSIONS = {'RAD*': 4, 'RAD': 5, 'JUPAD': 4, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1, 'EM*': 1}
 
 def _cache_file(out: Path, task, config: ExperimentConfig) -> Path:
     family, K, trial, method = task

@@ -122,35 +122,39 @@ def _put(p, idx, v):
     for a, b in zip(p, v): a[idx] = b
 
 def pgd_batch(fun, params, project, max_iter=1000, tol: float = 1e-9, step: float = 1.0, sigma: float = 1e-4,
-              shrink: float = 0.5, accelerate: bool = False, callback=None) -> PGDBatchResult:
-    "`pgd` from a batch of starts (leading axis of every array) of one problem; `max_iter` is an int or one per run."
+              shrink: float = 0.5, accelerate: bool = False, callback=None, value=None, grow: float = None) -> PGDBatchResult:
+    """`pgd` from a batch of starts (leading axis of every array) of one problem; `max_iter` is an int or one per run.
+
+    `value`, if given, maps a batch of points to their objectives alone (cheaper than `fun`): the line search then
+    tries its candidates with `value` and takes gradients only where the next step needs them (same iterates)."""
     x = tuple(a.copy() for a in project(tuple(np.asarray(p, dtype=float) for p in params)))
     S = len(x[0])
     caps = np.broadcast_to(np.asarray(max_iter, dtype=int), (S,))
     fx, gx = fun(x); fx = np.asarray(fx, dtype=float).copy(); gx = tuple(g.copy() for g in gx)
+    g_ok = np.ones(S, dtype=bool)  # whether gx holds the gradient at x (with `value`, it is taken only when needed)
     y, fy, gy = tuple(a.copy() for a in x), fx.copy(), tuple(g.copy() for g in gx)
     steps, t_k = np.full(S, float(step)), np.ones(S)
     n_iter, stop, losses = np.zeros(S, dtype=int), ['max_iter'] * S, [[float(f)] for f in fx]
     running = np.ones(S, dtype=bool)
+    def grads(p): return fun(p)[1]
     for it in range(1, int(caps.max(initial=0)) + 1):
         running &= caps >= it
         A = np.flatnonzero(running)
         if len(A) == 0: break
         yA, fyA, gyA = _take(y, A), fy[A], _take(gy, A)
-        x_new, f_new, g_new = [None] * len(x), np.empty(len(A)), [None] * len(gx)
+        x_new, f_new, g_new = [None] * len(x), np.empty(len(A)), [np.zeros((len(A),) + g.shape[1:]) for g in gx]
         search, ok_all = np.arange(len(A)), np.zeros(len(A), dtype=bool)
         for _ in range(60):  # backtracking, each problem with its own step
             ys, gs, st = _take(yA, search), _take(gyA, search), steps[A[search]]
             cand = project(_baxpy(-st, gs, ys))
-            fc, gc = fun(cand)
+            fc, gc = (value(cand), None) if value is not None else fun(cand)
             d = _baxpy(-np.ones(len(search)), ys, cand)
             bound = (fyA[search] + _bdot(gs, d) + _bdot(d, d) / (2 * st) if accelerate
                      else fyA[search] + sigma * _bdot(gs, d))
             ok = fc <= bound + 1e-15 * np.abs(fyA[search])
-            if x_new[0] is None:  # allocate with the shapes of the first candidates
-                x_new = [np.empty((len(A),) + c.shape[1:]) for c in cand]
-                g_new = [np.empty((len(A),) + g.shape[1:]) for g in gc]
-            _put(x_new, search[ok], _take(cand, ok)); _put(g_new, search[ok], _take(gc, ok))
+            if x_new[0] is None: x_new = [np.empty((len(A),) + c.shape[1:]) for c in cand]
+            _put(x_new, search[ok], _take(cand, ok))
+            if gc is not None: _put(g_new, search[ok], _take(gc, ok))
             f_new[search[ok]] = fc[ok]; ok_all[search[ok]] = True
             steps[A[search[~ok]]] *= shrink
             search = search[~ok]
@@ -159,6 +163,8 @@ def pgd_batch(fun, params, project, max_iter=1000, tol: float = 1e-9, step: floa
         running[A[search]] = False
         restart = ok_all & (f_new > fx[A]) if accelerate else np.zeros(len(A), dtype=bool)
         R = A[restart]  # adaptive restart: drop the momentum and take a plain step from x
+        stale = R[~g_ok[R]]
+        if len(stale): _put(gx, stale, grads(_take(x, stale))); g_ok[stale] = True
         t_k[R] = 1.0; _put(y, R, _take(x, R)); fy[R] = fx[R]; _put(gy, R, _take(gx, R))
         move = ok_all & ~restart
         M, xm, fm, gm = A[move], _take(x_new, move), f_new[move], _take(g_new, move)
@@ -166,17 +172,20 @@ def pgd_batch(fun, params, project, max_iter=1000, tol: float = 1e-9, step: floa
         if accelerate:
             t_next = (1 + np.sqrt(1 + 4 * t_k[M] ** 2)) / 2
             beta = (t_k[M] - 1) / t_next
+            pos = beta > 0  # with beta = 0 the next point is x_new itself: its gradient is needed now
+            if value is not None and not pos.all(): _put(gm, ~pos, grads(_take(xm, ~pos)))
             ym = project(_baxpy(beta, _baxpy(-np.ones(len(M)), _take(x, M), xm), xm))
             fym, gym = np.array(fm), [g.copy() for g in gm]
-            pos = beta > 0
             if pos.any():
                 fp, gp = fun(_take(ym, pos)); fym[pos] = fp; _put(gym, pos, gp)
             _put(y, M, ym); fy[M] = fym; _put(gy, M, gym); t_k[M] = t_next
+            g_ok[M] = ~pos if value is not None else True
         else:
-            _put(y, M, xm); fy[M] = fm; _put(gy, M, gm)
+            if value is not None: gm = grads(xm)
+            _put(y, M, xm); fy[M] = fm; _put(gy, M, gm); g_ok[M] = True
         f_old = fx[M]
         _put(x, M, xm); fx[M] = fm; _put(gx, M, gm)
-        steps[M] /= shrink  # let the step grow again
+        steps[M] *= 1 / shrink if grow is None else grow  # let the step grow again
         n_iter[M] = it
         for i, f in zip(M, fm): losses[i].append(float(f))
         done = np.zeros(len(M), dtype=bool)

@@ -177,6 +177,10 @@ class RadonLoss:
         D = (B - self.mask[:, :, None] / self.n_atoms[:, None, None]) * self.mask[:, :, None]
         return np.einsum('snlf,snlf->s', D, D), D
 
+    def objective(self, params) -> np.ndarray:
+        "The minimised objective ($J_1$ plus the smoothing penalty) of a batch `(B (S, N, L, F), lam (S, F))`, without gradients."
+        return self._evaluate(*params, grad=False, smoothing=self.smoothing)[0]
+
     def value_grad(self, params) -> tuple:
         "$J_1$ and its gradients with respect to `(B, lam)`; with a batch (`B` (S, N, L, F), `lam` (S, F)) one of each per set."
         B, lam = params
@@ -227,7 +231,7 @@ def paper_start(loss: RadonLoss, n_components: int, rho: float = 1.0, n_alt: int
 # %% ../nbs/04_rad.ipynb #d57bdb20
 @dataclass
 class RADSolution:
-    "What `rad_solve` returns: parameters, iteration counts, loss curves, and the starts kept and their stopping iterations."
+    "What `rad_solve` returns: parameters, iteration counts, loss curves, and the starts kept, their chosen iterations and iterates."
     B: np.ndarray
     weights: np.ndarray
     n_iter: int
@@ -238,10 +242,13 @@ class RADSolution:
     best_start: int = 0
     starts: list = field(default_factory=list)
     stop_iters: list = field(default_factory=list)
+    finals: list = field(default_factory=list)
 
 def _stack(params) -> tuple:
     "A list of `(B, lam)` as one batch `(B (S, N, L, F), lam (S, F))`."
     return np.stack([B for B, _ in params]), np.stack([lam for _, lam in params])
+
+_STEP_GROWTH = 2.0  # the trial step after an accepted one, as a multiple of it
 
 def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_every=5):
     "PGD from every start at once (`pgd_batch`); with `val`, each run keeps its iterate with the lowest held-out loss."
@@ -258,7 +265,7 @@ def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_
         best['score'][b], best['it'][b], best['B'][b], best['lam'][b] = score[better], it, params[0][better], params[1][better]
         return it - best['it'][idx] >= patience
     res = pgd_batch(loss.value_grad, (B0, lam0), loss.project, max_iter=max_iter, tol=tol, accelerate=accelerate,
-                    callback=callback)
+                    callback=callback, value=loss.objective, grow=_STEP_GROWTH)
     if val is None:
         best = dict(score=np.array([f[-1] for f in res.losses]), it=res.n_iter.copy(), B=res.params[0], lam=res.params[1])
     else:  # runs that did not stop on the callback: their last iterate may not have been scored yet
@@ -275,12 +282,18 @@ def _average(params) -> tuple:
     "The equal-weight mixture of several `(B, lam)`: components side by side, weights divided by their number."
     return np.concatenate([B for B, _ in params], axis=2), np.concatenate([lam for _, lam in params]) / len(params)
 
-def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True) -> RADSolution:
-    "Rerun every kept start of `sol` on `full` (all the data) for its chosen number of iterations; average as `sol` did."
-    res = pgd_batch(full.value_grad, _stack(sol.starts), full.project, max_iter=np.maximum(sol.stop_iters, 1), tol=0.0,
-                    accelerate=accelerate)
+_REFIT_SHARE = 0.1  # the refit continues each kept run on all the data for this share of its iterations
+
+def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: float = _REFIT_SHARE) -> RADSolution:
+    """Continue every kept run of `sol` from its chosen iterate on `full` (all the data) for `share` of its iterations
+    (at least 5) and average as `sol` did; `share=None` instead replays each run from its start for its chosen iterations."""
+    if share is None: x0, caps = _stack(sol.starts), np.maximum(sol.stop_iters, 1)
+    else: x0, caps = _stack(sol.finals), np.maximum(np.ceil(share * np.asarray(sol.stop_iters)).astype(int), 5)
+    res = pgd_batch(full.value_grad, x0, full.project, max_iter=caps, tol=0.0, accelerate=accelerate,
+                    value=full.objective, grow=_STEP_GROWTH)
     B, lam = _average(list(zip(*res.params)))
-    return replace(sol, B=B, weights=lam, n_iter=int(res.n_iter.max()), loss_curve=res.losses[0])
+    n_iter = res.n_iter if share is None else np.asarray(sol.stop_iters) + res.n_iter
+    return replace(sol, B=B, weights=lam, n_iter=int(n_iter.max()), loss_curve=res.losses[0])
 
 def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: RadonLoss = None, init: str = 'random',
               n_init: int = 8, combine: str = 'average', max_iter: int = 3000, tol: float = 1e-8, patience: int = 100,
@@ -300,7 +313,8 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
     B, lam = _average([(best['B'][i], best['lam'][i]) for i in kept])
     converged = all(res.stop[i] in ('tol', 'callback') for i in kept)  # stopped by their own criterion, not by max_iter
     sol = RADSolution(B, lam, int(max(best['it'][i] for i in kept)), converged, res.losses[kept[0]], curves[s],
-                      [float(v) for v in best['score']], s, [starts[i] for i in kept], [int(best['it'][i]) for i in kept])
+                      [float(v) for v in best['score']], s, [starts[i] for i in kept], [int(best['it'][i]) for i in kept],
+                      [(best['B'][i], best['lam'][i]) for i in kept])
     return refit(sol, full, accelerate) if val is not None and full is not None else sol
 
 # %% ../nbs/04_rad.ipynb #748a0eae
