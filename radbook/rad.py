@@ -21,7 +21,8 @@ from .tables import (robust_scale, standardize, standard_dictionaries, table_dic
 from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
-__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'refit', 'rad_solve', 'auto_bins', 'atom_budget', 'RAD']
+__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'refit', 'rad_solve', 'auto_bins', 'atom_budget',
+           'climb_ranks', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
 class _Block:
@@ -344,6 +345,22 @@ def atom_budget(n_pairs: int) -> int:
 _SMOOTHING_GRID = (0.0, 0.01, 0.1, 1.0)
 _RANK_GRID = (2, 4, 8, 16, 32)
 
+def climb_ranks(grid, score) -> dict:
+    """Search `grid` for the rank with the highest `score(F)`, from its middle: up while the score improves, then, if
+    going up did not help, down while it improves. Returns `{rank: score}` of the ranks tried."""
+    grid, tried = sorted(set(grid)), {}
+    def climb(i, step):
+        while 0 <= i < len(grid):
+            tried[grid[i]] = score(grid[i])
+            if tried[grid[i]] <= max(v for F, v in tried.items() if F != grid[i]): return False
+            i += step
+        return True
+    mid = (len(grid) - 1) // 2
+    tried[grid[mid]] = score(grid[mid])
+    if mid + 1 < len(grid): climb(mid + 1, 1)
+    if max(tried, key=tried.get) == grid[mid] and mid > 0: climb(mid - 1, -1)
+    return tried
+
 def _held_out_loglik(sol, dictionaries, n_atoms, X) -> float:
     "Mean log density of the rows `X` under the solution `sol` (floored, so one impossible row cannot make it -inf)."
     model = DictionaryCPD(sol.weights, [sol.B[n, :L] for n, L in enumerate(n_atoms)], dictionaries)
@@ -356,7 +373,7 @@ class RAD(DensityMixin, BaseEstimator):
     ----------
     n_components : int or 'auto', default=10
         Rank F of the CPD (the number of mixture components); 'auto' picks it from `n_components_grid` by the
-        log-likelihood of the held-out samples (one fit per candidate).
+        log-likelihood of the held-out samples (one fit per candidate tried; see `n_components_grid`).
     dictionaries : 'auto', list of atoms, or list of lists of atoms, default='auto'
         Atoms of the 1-D densities: 'auto' builds them from each feature's 1-D marginal (`auto_dictionaries`);
         one list is shared by all features; a list of lists gives one dictionary per feature.
@@ -394,7 +411,8 @@ class RAD(DensityMixin, BaseEstimator):
         (0, 0.01, 0.1, 1) by the held-out loss J1 (four fits; with n_components='auto' as well, every (rank, weight)
         pair is fitted and the pair is chosen by held-out log-likelihood).
     n_components_grid : sequence of int, default=(2, 4, 8, 16, 32)
-        Candidate ranks for n_components='auto'.
+        Candidate ranks for n_components='auto'. They are tried from the middle one up while the held-out
+        log-likelihood improves, then down from the middle if going up did not help (`climb_ranks`).
     max_discrete : int, default=16
         With dictionaries='auto', a numeric column with at most this many distinct values (and at most half as many
         as rows) is discrete: one point mass per value. Boolean and categorical columns of a DataFrame always are.
@@ -451,7 +469,7 @@ class RAD(DensityMixin, BaseEstimator):
     smoothing_scores_ : dict
         Held-out J1 of each smoothing weight tried at the chosen rank (smoothing='auto' only; empty otherwise).
     rank_scores_ : dict
-        Held-out mean log-likelihood of each candidate rank (n_components='auto' only; empty otherwise).
+        Held-out mean log-likelihood of each rank tried (n_components='auto' only; empty otherwise).
     """
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', init='random',
                  n_init=8, combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100,
@@ -634,7 +652,7 @@ class RAD(DensityMixin, BaseEstimator):
         gammas = _SMOOTHING_GRID if auto_smoothing else (float(self.smoothing),)
         seed = rng.randint(2**31 - 1) if len(ranks) * len(gammas) > 1 else rng  # every candidate starts alike
         fits = {}  # (rank, gamma) -> (held-out J1, held-out log-likelihood, solution fitted without the held-out part)
-        for F in ranks:
+        def fit_rank(F):  # every smoothing weight at rank F; returns the best held-out log-likelihood among them
             for gamma in gammas:
                 loss.smoothing = gamma
                 sol = rad_solve(loss, F, val=val, init=self.init, n_init=self.n_init, combine=self.combine,
@@ -644,9 +662,12 @@ class RAD(DensityMixin, BaseEstimator):
                 ll = _held_out_loglik(sol, dictionaries, n_atoms, Z[order[:n_val]]) if auto_rank else np.nan
                 fits[F, gamma] = (j1, ll, sol)
                 if self.verbose: print(f"rank {F}, smoothing {gamma}: held-out J1 {j1:.5g}, log-likelihood {ll:.4f}")
+            return max(fits[F, g][1] for g in gammas)
+        if auto_rank: climb_ranks(ranks, fit_rank)
+        else: fit_rank(ranks[0])
         key = max(fits, key=lambda k: fits[k][1]) if auto_rank else min(fits, key=lambda k: fits[k][0])
         self.n_components_, self.smoothing_ = key
-        self.rank_scores_ = {F: max(fits[F, g][1] for g in gammas) for F in ranks} if auto_rank else {}
+        self.rank_scores_ = {F: max(fits[F, g][1] for g in gammas) for F, _ in fits} if auto_rank else {}
         self.smoothing_scores_ = {g: fits[self.n_components_, g][0] for g in gammas} if auto_smoothing else {}
         sol = fits[key][2]
         if full is not None:
