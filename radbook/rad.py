@@ -349,12 +349,11 @@ def climb_ranks(grid, score) -> dict:
     """Search `grid` for the rank with the highest `score(F)`, from its middle: up while the score improves, then, if
     going up did not help, down while it improves. Returns `{rank: score}` of the ranks tried."""
     grid, tried = sorted(set(grid)), {}
-    def climb(i, step):
+    def climb(i, step):  # from grid[i] on in direction `step`, until a rank scores no better than all before it
         while 0 <= i < len(grid):
             tried[grid[i]] = score(grid[i])
-            if tried[grid[i]] <= max(v for F, v in tried.items() if F != grid[i]): return False
+            if tried[grid[i]] <= max(v for F, v in tried.items() if F != grid[i]): return
             i += step
-        return True
     mid = (len(grid) - 1) // 2
     tried[grid[mid]] = score(grid[mid])
     if mid + 1 < len(grid): climb(mid + 1, 1)
@@ -457,11 +456,12 @@ class RAD(DensityMixin, BaseEstimator):
         Left edge and width of the bins of every pair and direction, in standard units (the outermost bins are
         open-ended).
     n_iter_ : int
-        Iterations of the longest final run.
+        Iterations of the longest final run (its chosen iterations on the training counts plus the refit's).
     converged_ : bool
         Whether every final run stopped on its criterion rather than on `max_iter`.
     loss_curve_ : list of float
-        J1 per iteration of the first kept run's final fit.
+        J1 on all the data per iteration of the first kept run's refit (its continuation from the chosen iterate), or of
+        the run itself with validation_fraction=0.
     validation_curve_ : list of (int, float)
         Held-out J1 every few iterations of the best start (empty when validation_fraction=0).
     smoothing_ : float
