@@ -249,8 +249,6 @@ def _stack(params) -> tuple:
     "A list of `(B, lam)` as one batch `(B (S, N, L, F), lam (S, F))`."
     return np.stack([B for B, _ in params]), np.stack([lam for _, lam in params])
 
-_STEP_GROWTH = 2.0  # the trial step after an accepted one, as a multiple of it
-
 def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_every=5):
     "PGD from every start at once (`pgd_batch`); with `val`, each run keeps its iterate with the lowest held-out loss."
     B0, lam0 = _stack(starts)
@@ -266,7 +264,7 @@ def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_
         best['score'][b], best['it'][b], best['B'][b], best['lam'][b] = score[better], it, params[0][better], params[1][better]
         return it - best['it'][idx] >= patience
     res = pgd_batch(loss.value_grad, (B0, lam0), loss.project, max_iter=max_iter, tol=tol, accelerate=accelerate,
-                    callback=callback, value=loss.objective, grow=_STEP_GROWTH)
+                    callback=callback, value=loss.objective)
     if val is None:
         best = dict(score=np.array([f[-1] for f in res.losses]), it=res.n_iter.copy(), B=res.params[0], lam=res.params[1])
     else:  # runs that did not stop on the callback: their last iterate may not have been scored yet
@@ -291,7 +289,7 @@ def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: flo
     if share is None: x0, caps = _stack(sol.starts), np.maximum(sol.stop_iters, 1)
     else: x0, caps = _stack(sol.finals), np.maximum(np.ceil(share * np.asarray(sol.stop_iters)).astype(int), 5)
     res = pgd_batch(full.value_grad, x0, full.project, max_iter=caps, tol=0.0, accelerate=accelerate,
-                    value=full.objective, grow=_STEP_GROWTH)
+                    value=full.objective)
     B, lam = _average(list(zip(*res.params)))
     n_iter = res.n_iter if share is None else np.asarray(sol.stop_iters) + res.n_iter
     return replace(sol, B=B, weights=lam, n_iter=int(n_iter.max()), loss_curve=res.losses[0])
