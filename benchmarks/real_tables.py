@@ -23,7 +23,8 @@ Protocol, applied to every table before anything is fitted, in both modes:
   standardised  then every column, with the FULL table's mean and sd (sd 0 -> 1): one fixed change of units, so the
                 figures of all folds and methods are in the same units (the 2 statistics per column leak nothing
                 that matters).
-Methods (`--methods`): RAD, RAD-auto; GMM = GridSearchCV(GaussianMixture(reg_covar=1e-3)) as above (1e-3 after
+Methods (`--methods`): RAD, RAD-auto, RAD-pc (RAD(precondition=True); run only when listed); GMM =
+GridSearchCV(GaussianMixture(reg_covar=1e-3)) as above (1e-3 after
 standardising keeps digits' constant columns from failing); KDE = GridSearchCV(KernelDensity) over 16 bandwidths
 logspace(-2, 0.5) (cv=3); independent = product of 1-D marginals (add-one frequencies over the table's values for
 discrete columns, 1-D GaussianMixture with 1..10 components chosen by BIC for the others); KDEMultivariate =
@@ -52,6 +53,7 @@ MAX_DISCRETE = 16
 REG_COVAR = 1e-3
 SPEED_METHODS = ('GMM', 'RAD', 'RAD-auto')
 LOGLIK_METHODS = ('RAD', 'RAD-auto', 'independent', 'KDEMultivariate', 'GMM', 'KDE')
+OPTIONAL_METHODS = ('RAD-pc',)  # only when asked for with --methods
 CONTINUOUS_ONLY = ('GMM', 'KDE')  # --loglik skips them on tables with discrete columns
 
 
@@ -152,8 +154,9 @@ def make_estimator(method, support, quick):
     "A fresh unfitted estimator for `method` (every one has fit and score_samples)."
     import numpy as np
     from sklearn.model_selection import GridSearchCV
-    if method in ('RAD', 'RAD-auto'):
+    if method in ('RAD', 'RAD-auto', 'RAD-pc'):
         from radbook.rad import RAD
+        if method == 'RAD-pc': return RAD(precondition=True, random_state=0)
         return RAD('auto', random_state=0) if method == 'RAD-auto' else RAD(random_state=0)
     if method == 'GMM':
         from sklearn.mixture import GaussianMixture
@@ -309,7 +312,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--tables', nargs='+', metavar='TABLE',
                    help=f"subset of {', '.join(TABLES)} (with --scaling: cpd8 ... cpd128)")
-    p.add_argument('--methods', nargs='+', choices=sorted(set(LOGLIK_METHODS)),
+    p.add_argument('--methods', nargs='+', choices=sorted(set(LOGLIK_METHODS + OPTIONAL_METHODS)),
                    help=f"default {' '.join(SPEED_METHODS)}; with --loglik {' '.join(LOGLIK_METHODS)}")
     p.add_argument('--timeout', type=float, default=600, help="seconds per fit (per table and method with --loglik)")
     p.add_argument('--threads', type=int, default=1, help="BLAS/OpenMP threads per fit, the same for every method")

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 from .dictionaries import DictionaryCPD, atom_key, atom_logpdfs, atom_spec, auto_dictionaries, check_dictionaries
 from .radon import bin_edges, bin_index, feature_pairs
-from .rad import RAD, _RANK_GRID, _check_int, _check_real
+from .rad import RAD, _RANK_GRID, _COEF_FLOOR, _check_int, _check_real
 
 # %% auto #0
 __all__ = ['discretize_dictionary', 'feature_bins', 'histogram_operators', 'pair_histograms', 'JUPAD', 'atom_densities',
@@ -90,7 +90,8 @@ class JUPAD(RAD):
     n_bins : int, default=60
         Bins per feature (the paper: 50-100, fixed whatever the sample size).
     n_components, init, n_init, combine, max_iter, tol, validation_fraction, patience, accelerate, rho, n_alt,
-    smoothing, n_components_grid, max_discrete, standardize, pairs, random_state, verbose
+    smoothing, n_components_grid, max_discrete, standardize, pairs, coef_floor, precondition, random_state,
+    verbose
         As `RAD`: they set the same solver (the loss here is over 2-D histograms instead of projections).
 
     Attributes
@@ -106,13 +107,13 @@ class JUPAD(RAD):
     def __init__(self, n_components=10, *, dictionaries=None, n_bins=60, init='random', n_init=8, combine='average',
                  max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, accelerate=True, rho=1.0, n_alt=10,
                  smoothing=0.0, n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='all',
-                 random_state=None, verbose=0):
+                 coef_floor=_COEF_FLOOR, precondition=False, random_state=None, verbose=0):
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
         self.n_components, self.dictionaries, self.n_bins, self.init = n_components, dictionaries, n_bins, init
         self.n_init, self.combine, self.max_iter, self.tol = n_init, combine, max_iter, tol
         self.validation_fraction, self.patience, self.accelerate, self.rho = validation_fraction, patience, accelerate, rho
         self.n_alt, self.smoothing, self.n_components_grid = n_alt, smoothing, n_components_grid
-        self.random_state, self.verbose = random_state, verbose
+        self.coef_floor, self.precondition, self.random_state, self.verbose = coef_floor, precondition, random_state, verbose
 
     def _check_params(self, n_samples):
         "Validate the hyperparameters; returns the number of bins per feature."

@@ -122,11 +122,16 @@ def _put(p, idx, v):
     for a, b in zip(p, v): a[idx] = b
 
 def pgd_batch(fun, params, project, max_iter=1000, tol: float = 1e-9, step: float = 1.0, sigma: float = 1e-4,
-              shrink: float = 0.5, accelerate: bool = False, callback=None, value=None, grow: float = None) -> PGDBatchResult:
+              shrink: float = 0.5, accelerate: bool = False, callback=None, value=None, grow: float = None,
+              precond=None) -> PGDBatchResult:
     """`pgd` from a batch of starts (leading axis of every array) of one problem; `max_iter` is an int or one per run.
 
     `value`, if given, maps a batch of points to their objectives alone (cheaper than `fun`): the line search then
-    tries its candidates with `value` and takes gradients only where the next step needs them (same iterates)."""
+    tries its candidates with `value` and takes gradients only where the next step needs them (same iterates).
+    `grow` is the factor the step grows by after an accepted step (default `1 / shrink`). `precond`, if given, maps a
+    batch of points to positive step scales `D` (one array per parameter, broadcastable to it): the step from `y` is
+    `y - step * D * g`, and the line search measures it in the norm $\|d\|^2_{D^{-1}}$. `project` must then be the
+    projection in that norm too, which holds when `D` is constant along each set it projects onto."""
     x = tuple(a.copy() for a in project(tuple(np.asarray(p, dtype=float) for p in params)))
     S = len(x[0])
     caps = np.broadcast_to(np.asarray(max_iter, dtype=int), (S,))
@@ -146,10 +151,12 @@ def pgd_batch(fun, params, project, max_iter=1000, tol: float = 1e-9, step: floa
         search, ok_all = np.arange(len(A)), np.zeros(len(A), dtype=bool)
         for _ in range(60):  # backtracking, each problem with its own step
             ys, gs, st = _take(yA, search), _take(gyA, search), steps[A[search]]
-            cand = project(_baxpy(-st, gs, ys))
+            D = None if precond is None else precond(ys)
+            cand = project(_baxpy(-st, gs if D is None else tuple(g * s for g, s in zip(gs, D)), ys))
             fc, gc = (value(cand), None) if value is not None else fun(cand)
             d = _baxpy(-np.ones(len(search)), ys, cand)
-            bound = (fyA[search] + _bdot(gs, d) + _bdot(d, d) / (2 * st) if accelerate
+            dd = _bdot(d, d) if D is None else _bdot(d, tuple(a / s for a, s in zip(d, D)))
+            bound = (fyA[search] + _bdot(gs, d) + dd / (2 * st) if accelerate
                      else fyA[search] + sigma * _bdot(gs, d))
             ok = fc <= bound + 1e-15 * np.abs(fyA[search])
             if x_new[0] is None: x_new = [np.empty((len(A),) + c.shape[1:]) for c in cand]

@@ -21,8 +21,8 @@ from .tables import (robust_scale, standardize, standard_dictionaries, table_dic
 from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
-__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'refit', 'rad_solve', 'auto_bins', 'atom_budget',
-           'climb_ranks', 'RAD']
+__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve', 'auto_bins',
+           'atom_budget', 'climb_ranks', 'floor_coefs', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
 class _Block:
@@ -249,7 +249,18 @@ def _stack(params) -> tuple:
     "A list of `(B, lam)` as one batch `(B (S, N, L, F), lam (S, F))`."
     return np.stack([B for B, _ in params]), np.stack([lam for _, lam in params])
 
-def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_every=5):
+_STEP_CAP = 10.0     # component_steps: a light component's columns step at most this squared times further
+_STEP_GROWTH = 1.1   # the step grows by this factor after an accepted step (pgd_batch's `grow`)
+
+def component_steps(params, cap: float = _STEP_CAP) -> tuple:
+    """Step scales for a batch `(B (S, N, L, F), lam (S, F))`: column r of every B_n gets $(\lambda_{max} / \max(\lambda_r,
+    \lambda_{max}/cap))^2$, the weights 1 (a diagonal preconditioner for `pgd_batch`, constant on every simplex)."""
+    lam = params[1]
+    top = lam.max(axis=1, keepdims=True)
+    r = top / np.maximum(lam, top / cap)
+    return (r[:, None, None, :] ** 2, np.ones((len(lam), 1)))
+
+def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_every=5, precondition=False):
     "PGD from every start at once (`pgd_batch`); with `val`, each run keeps its iterate with the lowest held-out loss."
     B0, lam0 = _stack(starts)
     S = len(starts)
@@ -264,7 +275,8 @@ def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_
         best['score'][b], best['it'][b], best['B'][b], best['lam'][b] = score[better], it, params[0][better], params[1][better]
         return it - best['it'][idx] >= patience
     res = pgd_batch(loss.value_grad, (B0, lam0), loss.project, max_iter=max_iter, tol=tol, accelerate=accelerate,
-                    callback=callback, value=loss.objective)
+                    callback=callback, value=loss.objective, grow=_STEP_GROWTH,
+                    precond=component_steps if precondition else None)
     if val is None:
         best = dict(score=np.array([f[-1] for f in res.losses]), it=res.n_iter.copy(), B=res.params[0], lam=res.params[1])
     else:  # runs that did not stop on the callback: their last iterate may not have been scored yet
@@ -283,27 +295,29 @@ def _average(params) -> tuple:
 
 _REFIT_SHARE = 0.1  # the refit continues each kept run on all the data for this share of its iterations
 
-def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: float = _REFIT_SHARE) -> RADSolution:
+def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: float = _REFIT_SHARE,
+          precondition: bool = False) -> RADSolution:
     """Continue every kept run of `sol` from its chosen iterate on `full` (all the data) for `share` of its iterations
     (at least 5) and average as `sol` did; `share=None` instead replays each run from its start for its chosen iterations."""
     if share is None: x0, caps = _stack(sol.starts), np.maximum(sol.stop_iters, 1)
     else: x0, caps = _stack(sol.finals), np.maximum(np.ceil(share * np.asarray(sol.stop_iters)).astype(int), 5)
     res = pgd_batch(full.value_grad, x0, full.project, max_iter=caps, tol=0.0, accelerate=accelerate,
-                    value=full.objective)
+                    value=full.objective, grow=_STEP_GROWTH, precond=component_steps if precondition else None)
     B, lam = _average(list(zip(*res.params)))
     n_iter = res.n_iter if share is None else np.asarray(sol.stop_iters) + res.n_iter
     return replace(sol, B=B, weights=lam, n_iter=int(n_iter.max()), loss_curve=res.losses[0])
 
 def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: RadonLoss = None, init: str = 'random',
               n_init: int = 8, combine: str = 'average', max_iter: int = 3000, tol: float = 1e-8, patience: int = 100,
-              accelerate: bool = True, rho: float = 1.0, n_alt: int = 10, random_state=None, verbose: int = 0) -> RADSolution:
+              accelerate: bool = True, rho: float = 1.0, n_alt: int = 10, random_state=None, verbose: int = 0,
+              precondition: bool = False) -> RADSolution:
     "Fit `(B, weights)` to `loss` from several starts, stop each early by `val`, keep the best or average them, refit on `full`."
     if combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {combine!r}.")
     rng = check_random_state(random_state)
     if init == 'paper': starts = [paper_start(loss, n_components, rho=rho, n_alt=n_alt)]
     elif init == 'random': starts = [random_start(loss, n_components, rng) for _ in range(n_init)]
     else: raise ValueError(f"init must be 'random' or 'paper', got {init!r}.")
-    res, best, curves = _run(loss, starts, max_iter, tol, accelerate, val, patience)
+    res, best, curves = _run(loss, starts, max_iter, tol, accelerate, val, patience, precondition=precondition)
     if verbose:
         for i in range(len(starts)):
             print(f"start {i}: {res.n_iter[i]} iterations, best score {best['score'][i]:.5g} at iteration {best['it'][i]}")
@@ -314,7 +328,7 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
     sol = RADSolution(B, lam, int(max(best['it'][i] for i in kept)), converged, res.losses[kept[0]], curves[s],
                       [float(v) for v in best['score']], s, [starts[i] for i in kept], [int(best['it'][i]) for i in kept],
                       [(best['B'][i], best['lam'][i]) for i in kept])
-    return refit(sol, full, accelerate) if val is not None and full is not None else sol
+    return refit(sol, full, accelerate, precondition=precondition) if val is not None and full is not None else sol
 
 # %% ../nbs/04_rad.ipynb #748a0eae
 def _check_int(name, value, low):
@@ -358,9 +372,16 @@ def climb_ranks(grid, score) -> dict:
     if max(tried, key=tried.get) == grid[mid] and mid > 0: climb(mid - 1, -1)
     return tried
 
-def _held_out_loglik(sol, dictionaries, n_atoms, X) -> float:
-    "Mean log density of the rows `X` under the solution `sol` (floored, so one impossible row cannot make it -inf)."
-    model = DictionaryCPD(sol.weights, [sol.B[n, :L] for n, L in enumerate(n_atoms)], dictionaries)
+_COEF_FLOOR = 1e-3  # RAD's coef_floor: the share of every factor spread evenly over its dictionary's atoms
+
+def floor_coefs(B, n_atoms, floor: float = _COEF_FLOOR) -> list:
+    """Every feature's coefficients `B[n, :L_n]` (B of shape (N, L, F), zero-padded) mixed with uniform weights:
+    $(1 - \text{floor})\,B_n + \text{floor} / L_n$, so that no atom has zero weight in any component."""
+    return [(1 - floor) * B[n, :L] + floor / L for n, L in enumerate(n_atoms)]
+
+def _held_out_loglik(sol, dictionaries, n_atoms, X, floor: float = _COEF_FLOOR) -> float:
+    "Mean log density of the rows `X` under the solution `sol`, its coefficients floored (`floor_coefs`)."
+    model = DictionaryCPD(sol.weights, floor_coefs(sol.B, n_atoms, floor), dictionaries)
     return float(np.mean(np.maximum(model.logpdf(X), -700.0)))
 
 class RAD(DensityMixin, BaseEstimator):
@@ -420,6 +441,14 @@ class RAD(DensityMixin, BaseEstimator):
     pairs : 'auto', 'all' or int, default='auto'
         Which feature pairs to project: 'all'; an int d >= 2, a random set with about d partners per feature
         (`random_pairs`); 'auto', all pairs up to 17 features and about 16 partners per feature beyond.
+    coef_floor : float in [0, 0.5], default=1e-3
+        Share of every fitted factor spread evenly over its dictionary's atoms (`floor_coefs`): every value seen in
+        `fit` keeps a positive density in every component, so a held-out row whose combination of discrete values no
+        component covers still gets a finite log density. 0 keeps the solver's coefficients as they are.
+    precondition : bool, default=False
+        Scale the step of each component's coefficients by its weight (`component_steps`): light components then fit
+        as fast as heavy ones. Measured: on real tables (breast_cancer, fair) a higher held-out log-likelihood and a
+        faster fit; on the paper's families at their true rank a higher JSD (notebook 04, "The solver").
     random_state : int, RandomState or None, default=None
         Seeds directions, the split, the starts and sampling.
     verbose : int, default=0
@@ -433,7 +462,7 @@ class RAD(DensityMixin, BaseEstimator):
         Mixture weights; n_mixture is `n_init * n_components_` with init='random' and combine='average', else
         `n_components_`.
     coefs_ : list of ndarray of shape (n_atoms_n, n_mixture)
-        Dictionary coefficients B_n of each feature.
+        Dictionary coefficients B_n of each feature (after `coef_floor`).
     dictionaries_ : list of lists of atoms
         The dictionaries used, in the data's units.
     density_ : DictionaryCPD
@@ -472,13 +501,15 @@ class RAD(DensityMixin, BaseEstimator):
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', init='random',
                  n_init=8, combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100,
                  accelerate=True, rho=1.0, n_alt=10, radon='exact', n_mc=2000, smoothing=0.0,
-                 n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', random_state=None, verbose=0):
+                 n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
+                 precondition=False, random_state=None, verbose=0):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
         self.init, self.n_init, self.combine, self.max_iter, self.tol = init, n_init, combine, max_iter, tol
         self.validation_fraction, self.patience, self.accelerate, self.rho = validation_fraction, patience, accelerate, rho
         self.n_alt, self.radon, self.n_mc, self.random_state, self.verbose = n_alt, radon, n_mc, random_state, verbose
-        self.smoothing, self.n_components_grid = smoothing, n_components_grid
+        self.smoothing, self.n_components_grid, self.coef_floor = smoothing, n_components_grid, coef_floor
+        self.precondition = precondition
 
     def _ranks(self) -> tuple:
         "The candidate ranks: `n_components_grid` for 'auto', else `(n_components,)`."
@@ -501,10 +532,13 @@ class RAD(DensityMixin, BaseEstimator):
         _check_int('max_iter', self.max_iter, 1); _check_int('patience', self.patience, 1); _check_int('n_alt', self.n_alt, 0)
         _check_real('tol', self.tol, 0, np.inf); _check_real('rho', self.rho, 0, np.inf)
         _check_real('validation_fraction', self.validation_fraction, 0, 0.5)
+        _check_real('coef_floor', self.coef_floor, 0, 0.5)
         self._ranks()
         if self.init not in ('random', 'paper'): raise ValueError(f"init must be 'random' or 'paper', got {self.init!r}.")
         if self.combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {self.combine!r}.")
         if not isinstance(self.accelerate, (bool, np.bool_)): raise ValueError(f"accelerate must be True or False, got {self.accelerate!r}.")
+        if not isinstance(self.precondition, (bool, np.bool_)):
+            raise ValueError(f"precondition must be True or False, got {self.precondition!r}.")
         _check_int('verbose', self.verbose, 0)
         if isinstance(self.smoothing, str):
             if self.smoothing != 'auto': raise ValueError(f"smoothing must be a number >= 0 or 'auto', got {self.smoothing!r}.")
@@ -655,9 +689,11 @@ class RAD(DensityMixin, BaseEstimator):
                 loss.smoothing = gamma
                 sol = rad_solve(loss, F, val=val, init=self.init, n_init=self.n_init, combine=self.combine,
                                 max_iter=self.max_iter, tol=self.tol, patience=self.patience, accelerate=self.accelerate,
-                                rho=self.rho, n_alt=self.n_alt, random_state=seed, verbose=self.verbose)
+                                rho=self.rho, n_alt=self.n_alt, random_state=seed, verbose=self.verbose,
+                                precondition=self.precondition)
                 j1 = val.value(sol.B, sol.weights) if val is not None else np.nan
-                ll = _held_out_loglik(sol, dictionaries, n_atoms, Z[order[:n_val]]) if auto_rank else np.nan
+                ll = (_held_out_loglik(sol, dictionaries, n_atoms, Z[order[:n_val]], self.coef_floor) if auto_rank
+                      else np.nan)
                 fits[F, gamma] = (j1, ll, sol)
                 if self.verbose: print(f"rank {F}, smoothing {gamma}: held-out J1 {j1:.5g}, log-likelihood {ll:.4f}")
             return max(fits[F, g][1] for g in gammas)
@@ -670,12 +706,12 @@ class RAD(DensityMixin, BaseEstimator):
         sol = fits[key][2]
         if full is not None:
             full.smoothing = self.smoothing_
-            sol = refit(sol, full, self.accelerate)
+            sol = refit(sol, full, self.accelerate, precondition=self.precondition)
         if not sol.converged:
             warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
                           ConvergenceWarning)
         self.weights_ = sol.weights
-        self.coefs_ = [sol.B[n, :L] for n, L in enumerate(n_atoms)]
+        self.coefs_ = floor_coefs(sol.B, n_atoms, self.coef_floor)
         self.dictionaries_, self.n_bins_, self.pairs_ = table, n_bins, pairs
         self.center_, self.scale_ = centre, scale
         for name, value in attributes.items(): setattr(self, name, value)
