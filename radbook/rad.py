@@ -21,8 +21,8 @@ from .tables import (robust_scale, standardize, standard_dictionaries, table_dic
 from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
-__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve', 'auto_bins',
-           'atom_budget', 'climb_ranks', 'floor_coefs', 'RAD']
+__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve', 'merge_solutions',
+           'auto_bins', 'atom_budget', 'climb_ranks', 'floor_coefs', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
 class _Block:
@@ -88,6 +88,7 @@ class RadonLoss:
         self.n_atoms = np.asarray(n_atoms, dtype=np.intp)
         L = self.L = int(self.n_atoms.max())
         self.mask = np.arange(L)[None, :] < self.n_atoms[:, None]  # (N, L): real atoms
+        self._same_size = [(int(l), np.flatnonzero(self.n_atoms == l)) for l in np.unique(self.n_atoms)]
         self.Rs = list(Rs)                                         # (M, I, Lj, Lk) each, shared by the pairs of `group`
         self.n_bins = int(np.prod(np.shape(self.Rs[0])[:2]))      # M * I rows of every operator
         self.smoothing = 0.0  # weight of the ridge penalty pulling every column of B_n towards uniform weights
@@ -193,7 +194,11 @@ class RadonLoss:
     def project(self, params) -> tuple:
         "Project `(B, lam)` (or a batch of them) onto the constraints: simplex columns of every `B_n` (padding at zero) and simplex `lam`."
         B, lam = params
-        return project_simplex(B, axis=B.ndim - 2, mask=self.mask[:, :, None]), project_simplex(lam, axis=-1)
+        out = np.zeros_like(B, dtype=float)
+        for l, idx in self._same_size:  # features with l atoms at once, atoms on the last axis: no padding sorted
+            block = np.swapaxes(B[..., idx, :l, :], -1, -2)
+            out[..., idx, :l, :] = np.swapaxes(project_simplex(np.ascontiguousarray(block), axis=-1), -1, -2)
+        return out, project_simplex(lam, axis=-1)
 
 # %% ../nbs/04_rad.ipynb #662311b3
 def random_start(loss: RadonLoss, n_components: int, random_state=None) -> tuple:
@@ -310,13 +315,16 @@ def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: flo
 def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: RadonLoss = None, init: str = 'random',
               n_init: int = 8, combine: str = 'average', max_iter: int = 3000, tol: float = 1e-8, patience: int = 100,
               accelerate: bool = True, rho: float = 1.0, n_alt: int = 10, random_state=None, verbose: int = 0,
-              precondition: bool = False) -> RADSolution:
-    "Fit `(B, weights)` to `loss` from several starts, stop each early by `val`, keep the best or average them, refit on `full`."
+              precondition: bool = False, first: int = 0) -> RADSolution:
+    """Fit `(B, weights)` to `loss` from several starts, stop each early by `val`, keep the best or average them, refit on `full`.
+    With init='random', `first` skips the first starts drawn from `random_state` (run them with `n_init=first` and
+    join the two solutions with `merge_solutions`: together they equal one call with all the starts)."""
     if combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {combine!r}.")
     rng = check_random_state(random_state)
     if init == 'paper': starts = [paper_start(loss, n_components, rho=rho, n_alt=n_alt)]
-    elif init == 'random': starts = [random_start(loss, n_components, rng) for _ in range(n_init)]
+    elif init == 'random': starts = [random_start(loss, n_components, rng) for _ in range(n_init)][first:]
     else: raise ValueError(f"init must be 'random' or 'paper', got {init!r}.")
+    if not starts: raise ValueError(f"first={first} leaves none of the n_init={n_init} starts to run.")
     res, best, curves = _run(loss, starts, max_iter, tol, accelerate, val, patience, precondition=precondition)
     if verbose:
         for i in range(len(starts)):
@@ -329,6 +337,19 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
                       [float(v) for v in best['score']], s, [starts[i] for i in kept], [int(best['it'][i]) for i in kept],
                       [(best['B'][i], best['lam'][i]) for i in kept])
     return refit(sol, full, accelerate, precondition=precondition) if val is not None and full is not None else sol
+
+def merge_solutions(a: RADSolution, b: RADSolution, combine: str = 'average') -> RADSolution:
+    """One solution from two `rad_solve` calls on the same loss with different starts (e.g. `first=`): 'average' averages
+    the kept runs of both with equal weights; 'best' keeps the run with the lower held-out score."""
+    scores = list(a.start_scores) + list(b.start_scores)
+    s = int(np.argmin(scores))
+    if combine == 'best':
+        keep = a if min(a.start_scores) <= min(b.start_scores) else b
+        return replace(keep, start_scores=scores, best_start=s)
+    B, lam = _average(list(a.finals) + list(b.finals))
+    return RADSolution(B, lam, max(a.n_iter, b.n_iter), a.converged and b.converged, a.loss_curve,
+                       a.val_curve if s < len(a.start_scores) else b.val_curve, scores, s, list(a.starts) + list(b.starts),
+                       list(a.stop_iters) + list(b.stop_iters), list(a.finals) + list(b.finals))
 
 # %% ../nbs/04_rad.ipynb #748a0eae
 def _check_int(name, value, low):
@@ -356,6 +377,7 @@ def atom_budget(n_pairs: int) -> int:
 
 _SMOOTHING_GRID = (0.0, 0.01, 0.1, 1.0)
 _RANK_GRID = (2, 4, 8, 16, 32)
+_SEARCH_SHARE = 0.25  # 'auto' choices: each candidate runs this share of the n_init starts; the chosen one then runs the rest
 
 def climb_ranks(grid, score) -> dict:
     """Search `grid` for the rank with the highest `score(F)`, from its middle: up while the score improves, then, if
@@ -391,7 +413,8 @@ class RAD(DensityMixin, BaseEstimator):
     ----------
     n_components : int or 'auto', default=10
         Rank F of the CPD (the number of mixture components); 'auto' picks it from `n_components_grid` by the
-        log-likelihood of the held-out samples (one fit per candidate tried; see `n_components_grid`).
+        log-likelihood of the held-out samples (see `n_components_grid`). Each candidate is fitted from a quarter of the
+        `n_init` starts; the chosen one then runs the other starts too, so the final fit has all `n_init` of them.
     dictionaries : 'auto', list of atoms, or list of lists of atoms, default='auto'
         Atoms of the 1-D densities: 'auto' builds them from each feature's 1-D marginal (`auto_dictionaries`);
         one list is shared by all features; a list of lists gives one dictionary per feature.
@@ -426,8 +449,9 @@ class RAD(DensityMixin, BaseEstimator):
         Samples per atom pair for radon='monte_carlo'.
     smoothing : float >= 0 or 'auto', default=0.0
         Weight of a ridge penalty pulling every column of every B_n towards uniform weights; 'auto' picks it from
-        (0, 0.01, 0.1, 1) by the held-out loss J1 (four fits; with n_components='auto' as well, every (rank, weight)
-        pair is fitted and the pair is chosen by held-out log-likelihood).
+        (0, 0.01, 0.1, 1) by the held-out loss J1 (four fits, each from a quarter of the starts as for
+        n_components='auto'; with n_components='auto' as well, every (rank, weight) pair is fitted and the pair is
+        chosen by held-out log-likelihood).
     n_components_grid : sequence of int, default=(2, 4, 8, 16, 32)
         Candidate ranks for n_components='auto'. They are tried from the middle one up while the held-out
         log-likelihood improves, then down from the middle if going up did not help (`climb_ranks`).
@@ -496,7 +520,8 @@ class RAD(DensityMixin, BaseEstimator):
     smoothing_scores_ : dict
         Held-out J1 of each smoothing weight tried at the chosen rank (smoothing='auto' only; empty otherwise).
     rank_scores_ : dict
-        Held-out mean log-likelihood of each rank tried (n_components='auto' only; empty otherwise).
+        Held-out mean log-likelihood of each rank tried, from its search fit (a quarter of the starts; n_components='auto'
+        only; empty otherwise).
     """
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', init='random',
                  n_init=8, combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100,
@@ -682,15 +707,18 @@ class RAD(DensityMixin, BaseEstimator):
             raise ValueError(f"init='paper' runs SPA and supports ranks up to {spa_limit} with these dictionaries, but "
                              f"n_components_grid goes up to {max(ranks)}; use a smaller grid or init='random'.")
         gammas = _SMOOTHING_GRID if auto_smoothing else (float(self.smoothing),)
-        seed = rng.randint(2**31 - 1) if len(ranks) * len(gammas) > 1 else rng  # every candidate starts alike
+        search = len(ranks) * len(gammas) > 1
+        seed = rng.randint(2**31 - 1) if search else rng  # every candidate starts alike
+        n_search = max(1, int(round(_SEARCH_SHARE * self.n_init))) if search and self.init == 'random' else self.n_init
+        solve = lambda F, **kw: rad_solve(loss, F, val=val, init=self.init, combine=self.combine, max_iter=self.max_iter,
+                                          tol=self.tol, patience=self.patience, accelerate=self.accelerate, rho=self.rho,
+                                          n_alt=self.n_alt, random_state=seed, verbose=self.verbose,
+                                          precondition=self.precondition, **kw)
         fits = {}  # (rank, gamma) -> (held-out J1, held-out log-likelihood, solution fitted without the held-out part)
         def fit_rank(F):  # every smoothing weight at rank F; returns the best held-out log-likelihood among them
             for gamma in gammas:
                 loss.smoothing = gamma
-                sol = rad_solve(loss, F, val=val, init=self.init, n_init=self.n_init, combine=self.combine,
-                                max_iter=self.max_iter, tol=self.tol, patience=self.patience, accelerate=self.accelerate,
-                                rho=self.rho, n_alt=self.n_alt, random_state=seed, verbose=self.verbose,
-                                precondition=self.precondition)
+                sol = solve(F, n_init=n_search)
                 j1 = val.value(sol.B, sol.weights) if val is not None else np.nan
                 ll = (_held_out_loglik(sol, dictionaries, n_atoms, Z[order[:n_val]], self.coef_floor) if auto_rank
                       else np.nan)
@@ -704,6 +732,9 @@ class RAD(DensityMixin, BaseEstimator):
         self.rank_scores_ = {F: max(fits[F, g][1] for g in gammas) for F, _ in fits} if auto_rank else {}
         self.smoothing_scores_ = {g: fits[self.n_components_, g][0] for g in gammas} if auto_smoothing else {}
         sol = fits[key][2]
+        if n_search < self.n_init:  # the chosen candidate's other starts (the same starts as one call with all of them)
+            loss.smoothing = self.smoothing_
+            sol = merge_solutions(sol, solve(self.n_components_, n_init=self.n_init, first=n_search), self.combine)
         if full is not None:
             full.smoothing = self.smoothing_
             sol = refit(sol, full, self.accelerate, precondition=self.precondition)
