@@ -6,6 +6,7 @@
 from __future__ import annotations
 import numbers
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
@@ -27,7 +28,7 @@ __all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'component
 # %% ../nbs/04_rad.ipynb #238c5548
 class _Block:
     "Pairs whose dictionaries have sizes `(Lj, Lk)`: their distinct operators stacked once, as Gram matrices or as R."
-    def __init__(self, idx, pairs, Lj, Lk, Rs, group, gram):
+    def __init__(self, idx, pairs, Lj, Lk, Rs, group, gram, on_operator=None):
         order = np.lexsort((pairs[idx, 1], pairs[idx, 0]))  # by first feature, for the reduction of the gradient
         self.idx = idx[order]
         self.j, self.k = pairs[self.idx, 0], pairs[self.idx, 1]
@@ -35,7 +36,12 @@ class _Block:
         distinct, self.op = np.unique(group[self.idx], return_inverse=True)
         self.per_pair = len(distinct) == len(self.idx) > 1  # every pair its own operator: one batched product
         if self.per_pair: distinct, self.op = group[self.idx], np.arange(len(self.idx))
-        self.mats = np.stack([self._mat(Rs[g]) for g in distinct])  # (U, d, d) Gram matrices or (U, MI, d) operators
+        mats = []  # (U, d, d) Gram matrices or (U, MI, d) operators; each operator read once
+        for g in distinct:
+            R = Rs[g]
+            if on_operator is not None: on_operator(self, g, R)
+            mats.append(self._mat(R))
+        self.mats = np.stack(mats)
         self.j_first = np.r_[0, np.flatnonzero(np.diff(self.j)) + 1]
         self.k_order = np.argsort(self.k, kind='stable')
         self.k_first = np.r_[0, np.flatnonzero(np.diff(self.k[self.k_order])) + 1]
@@ -83,35 +89,66 @@ def _padded_sizes(n_atoms, pairs, n_bins: int, form: str, n_sets: int = 8) -> np
 class RadonLoss:
     "RAD's objective $J_1$ over all pairs, with gradients; parameters are `B` (N, L, F), zero beyond each dictionary, and `lam` (F,)."
     def __init__(self, Rs, group, pairs, n_atoms, y, form: str = 'auto'):
+        self._build(Rs, group, pairs, n_atoms, [y], form)
+
+    @classmethod
+    def for_targets(cls, Rs, group, pairs, n_atoms, ys, form: str = 'auto') -> list:
+        """One loss per set of histograms in `ys`, all sharing the operators, which are read once in all (so lazy
+        operators, `radon_operators(lazy=True)`, are computed once and never all held at once)."""
+        first = object.__new__(cls)
+        cs = first._build(Rs, group, pairs, n_atoms, ys, form)
+        out = [first]
+        for y, c in zip(ys[1:], cs[1:]):
+            new = object.__new__(cls); new.__dict__.update(first.__dict__)
+            out.append(new._use(first._check_target(y), c))
+        return out
+
+    def _build(self, Rs, group, pairs, n_atoms, ys, form) -> list:
+        "Set up the blocks and use `ys[0]`; returns the per-block adjoints of every target in `ys`."
         if form not in ('auto', 'gram', 'direct'): raise ValueError(f"form must be 'auto', 'gram' or 'direct', got {form!r}.")
         self.pairs, self.group = np.asarray(pairs, dtype=np.intp), np.asarray(group, dtype=np.intp)
         self.n_atoms = np.asarray(n_atoms, dtype=np.intp)
         L = self.L = int(self.n_atoms.max())
         self.mask = np.arange(L)[None, :] < self.n_atoms[:, None]  # (N, L): real atoms
         self._same_size = [(int(l), np.flatnonzero(self.n_atoms == l)) for l in np.unique(self.n_atoms)]
-        self.Rs = list(Rs)                                         # (M, I, Lj, Lk) each, shared by the pairs of `group`
+        self.Rs = Rs if isinstance(Rs, Sequence) else list(Rs)     # (M, I, Lj, Lk) each, shared by the pairs of `group`
         self.n_bins = int(np.prod(np.shape(self.Rs[0])[:2]))      # M * I rows of every operator
         self.smoothing = 0.0  # weight of the ridge penalty pulling every column of B_n towards uniform weights
         sizes = _padded_sizes(self.n_atoms, self.pairs, self.n_bins, form)[self.pairs]
+        ys = [self._check_target(y) for y in ys]
+        adj = [[None] * len(self.pairs) for _ in ys]  # per target and pair: R^T y, filled while the operators are read
+        def on_operator(b, g, R):
+            if not b.gram: return
+            for p in b.idx[self.group[b.idx] == g]:
+                for a, y in zip(adj, ys): a[p] = self._adjoint(y[p], R, b)
         self.blocks = []
         for Lj, Lk in sorted(set(map(tuple, sizes.tolist()))):
             idx = np.flatnonzero((sizes[:, 0] == Lj) & (sizes[:, 1] == Lk))
             gram = form == 'gram' or (form == 'auto' and Lj * Lk <= self.n_bins)  # the cheaper product: d^2 or 2 MI d
-            self.blocks.append(_Block(idx, self.pairs, Lj, Lk, self.Rs, self.group, gram))
-        self.set_target(y)
+            self.blocks.append(_Block(idx, self.pairs, Lj, Lk, self.Rs, self.group, gram, on_operator))
+        cs = [[np.stack([a[p] for p in b.idx]) if b.gram else y[b.idx] for b in self.blocks] for a, y in zip(adj, ys)]
+        self._use(ys[0], cs[0])
+        return cs
+
+    def _check_target(self, y) -> np.ndarray:
+        y = np.asarray(y, dtype=float).reshape(len(self.pairs), -1)
+        if y.shape[1] != self.n_bins: raise ValueError(f"y has {y.shape[1]} bins per pair but the operators have {self.n_bins}.")
+        return y
+
+    def _use(self, y, c):
+        "Take histograms `y` (P, M*I) and their per-block adjoints `c` as the data; returns self."
+        self.y, self.yy, self.c = y, float(np.einsum('pb,pb->', y, y)), c
+        gram = np.concatenate([b.idx for b in self.blocks if b.gram] + [np.zeros(0, np.intp)])
+        self._const = float(np.einsum('pb,pb->', y[gram], y[gram]))  # y^T y of the Gram-form pairs
+        return self
 
     def set_target(self, y):
         "Use histograms `y` (P, M, I), each direction summing to 1, as the data; returns self."
-        y = np.asarray(y, dtype=float).reshape(len(self.pairs), -1)
-        if y.shape[1] != self.n_bins: raise ValueError(f"y has {y.shape[1]} bins per pair but the operators have {self.n_bins}.")
+        y = self._check_target(y)
         if self.Rs is None and any(b.gram for b in self.blocks):
             raise ValueError("This loss released its operators (release_operators) and cannot take new histograms.")
-        self.y, self.yy = y, float(np.einsum('pb,pb->', y, y))
-        gram = np.concatenate([b.idx for b in self.blocks if b.gram] + [np.zeros(0, np.intp)])
-        self._const = float(np.einsum('pb,pb->', y[gram], y[gram]))  # y^T y of the Gram-form pairs
-        self.c = [np.stack([self._adjoint(y[p], self.Rs[self.group[p]], b) for p in b.idx]) if b.gram
-                  else y[b.idx] for b in self.blocks]  # per block: R^T y (Gram form) or y (direct form)
-        return self
+        return self._use(y, [np.stack([self._adjoint(y[p], self.Rs[self.group[p]], b) for p in b.idx]) if b.gram
+                             else y[b.idx] for b in self.blocks])  # per block: R^T y (Gram form) or y (direct form)
 
     def _adjoint(self, y, R, b):  # R^T y for one pair, zero-padded to its block's sizes
         R = np.asarray(R)
@@ -606,7 +643,7 @@ class RAD(DensityMixin, BaseEstimator):
         rows = rng.permutation(K)[:_BIN_SAMPLES] if K > _BIN_SAMPLES else slice(None)
         lo, width = bin_edges(X[rows], pairs, directions, n_bins, shared=shared, tail=_BIN_TAIL)  # outer bins are open-ended
         Rs, group = radon_operators(dictionaries, pairs, directions, lo, width, n_bins, method=self.radon,
-                                    n_mc=self.n_mc, random_state=rng)
+                                    n_mc=self.n_mc, random_state=rng, lazy=self.radon == 'exact')  # computed when read
         counts = lambda rows: projection_counts(X[rows], pairs, directions, lo, width, n_bins)
         return Rs, group, counts, dict(directions_=directions, bin_lo_=lo, bin_width_=width)
 
@@ -689,8 +726,8 @@ class RAD(DensityMixin, BaseEstimator):
         order = rng.permutation(K)
         if n_val >= 1 and K - n_val >= 1:
             c_fit, c_val = counts(order[n_val:]), counts(order[:n_val])
-            loss = RadonLoss(Rs, group, pairs, n_atoms, c_fit / (K - n_val))
-            val, full = loss.with_target(c_val / n_val), loss.with_target((c_fit + c_val) / K)
+            loss, val, full = RadonLoss.for_targets(Rs, group, pairs, n_atoms,
+                                                    [c_fit / (K - n_val), c_val / n_val, (c_fit + c_val) / K])
         else:
             loss, val, full = RadonLoss(Rs, group, pairs, n_atoms, counts(order) / K), None, None
         del Rs

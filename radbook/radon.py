@@ -5,6 +5,7 @@
 # %% ../nbs/02_radon.ipynb #6996f2f3
 from __future__ import annotations
 import numbers
+from collections.abc import Sequence
 import numpy as np
 from scipy import special
 from sklearn.utils import check_random_state
@@ -12,7 +13,7 @@ from .dictionaries import atom_spec, atom_key, check_dictionaries, is_atom
 
 # %% auto #0
 __all__ = ['feature_pairs', 'random_directions', 'random_pairs', 'bin_index', 'bin_edges', 'projection_counts', 'radon_matrix',
-           'radon_operators']
+           'LazyOperators', 'radon_operators']
 
 # %% ../nbs/02_radon.ipynb #558cc7bb
 def feature_pairs(n_features: int) -> np.ndarray:
@@ -299,9 +300,24 @@ def radon_matrix(dict_j, dict_k, directions, lo, width, n_bins: int, method: str
     raise ValueError(f"method must be 'exact' or 'monte_carlo', got {method!r}.")
 
 # %% ../nbs/02_radon.ipynb #ca794abd
+class LazyOperators(Sequence):
+    "The operators of `radon_operators(lazy=True)`: each `radon_matrix` is computed when read (the last one is kept)."
+    def __init__(self, specs, directions, n_bins):
+        self._specs, self._directions, self._n_bins, self._last = specs, directions, n_bins, (None, None)
+    def __len__(self): return len(self._specs)
+    def __getitem__(self, g):
+        g = range(len(self))[g]  # negative and out-of-range indices as a list treats them
+        if self._last[0] != g:
+            dj, dk, lo, width = self._specs[g]
+            self._last = (g, radon_matrix(dj, dk, self._directions, lo, width, self._n_bins))
+        return self._last[1]
+
 def radon_operators(dictionaries, pairs, directions, lo, width, n_bins: int, method: str = 'exact',
-                    n_mc: int = 2000, random_state=None) -> tuple:
-    "`(Rs, group)`: the distinct `radon_matrix` of the pairs and, for each pair, the index of its matrix in `Rs`."
+                    n_mc: int = 2000, random_state=None, lazy: bool = False) -> tuple:
+    """`(Rs, group)`: the distinct `radon_matrix` of the pairs and, for each pair, the index of its matrix in `Rs`.
+    With `lazy=True` (method='exact' only) `Rs` is a `LazyOperators`: no matrix is computed until it is read, so that a
+    consumer that reads them one at a time (`RadonLoss.for_targets`) never holds them all."""
+    if lazy and method != 'exact': raise ValueError(f"lazy=True computes exact operators; method={method!r} is not lazy.")
     pairs = _check_pairs(pairs, np.iinfo(np.intp).max)
     n_features = int(pairs.max()) + 1
     if isinstance(dictionaries, (list, tuple)) and len(dictionaries) and not is_atom(dictionaries[0]):
@@ -316,7 +332,8 @@ def radon_operators(dictionaries, pairs, directions, lo, width, n_bins: int, met
         key = (keys[j], keys[k], lo[p].tobytes(), width[p].tobytes())
         if key not in index:
             index[key] = len(Rs)
-            Rs.append(radon_matrix(dictionaries[j], dictionaries[k], directions, lo[p], width[p], n_bins,
+            Rs.append((dictionaries[j], dictionaries[k], lo[p], width[p]) if lazy else
+                      radon_matrix(dictionaries[j], dictionaries[k], directions, lo[p], width[p], n_bins,
                                    method=method, n_mc=n_mc, random_state=rng))
         group[p] = index[key]
-    return Rs, group
+    return (LazyOperators(Rs, directions, n_bins) if lazy else Rs), group
