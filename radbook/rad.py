@@ -110,7 +110,6 @@ class RadonLoss:
         self.n_atoms = np.asarray(n_atoms, dtype=np.intp)
         L = self.L = int(self.n_atoms.max())
         self.mask = np.arange(L)[None, :] < self.n_atoms[:, None]  # (N, L): real atoms
-        self._same_size = [(int(l), np.flatnonzero(self.n_atoms == l)) for l in np.unique(self.n_atoms)]
         self.Rs = Rs if isinstance(Rs, Sequence) else list(Rs)     # (M, I, Lj, Lk) each, shared by the pairs of `group`
         self.n_bins = int(np.prod(np.shape(self.Rs[0])[:2]))      # M * I rows of every operator
         self.smoothing = 0.0  # weight of the ridge penalty pulling every column of B_n towards uniform weights
@@ -231,11 +230,7 @@ class RadonLoss:
     def project(self, params) -> tuple:
         "Project `(B, lam)` (or a batch of them) onto the constraints: simplex columns of every `B_n` (padding at zero) and simplex `lam`."
         B, lam = params
-        out = np.zeros_like(B, dtype=float)
-        for l, idx in self._same_size:  # features with l atoms at once, atoms on the last axis: no padding sorted
-            block = np.swapaxes(B[..., idx, :l, :], -1, -2)
-            out[..., idx, :l, :] = np.swapaxes(project_simplex(np.ascontiguousarray(block), axis=-1), -1, -2)
-        return out, project_simplex(lam, axis=-1)
+        return project_simplex(B, axis=B.ndim - 2, mask=self.mask[:, :, None]), project_simplex(lam, axis=-1)
 
 # %% ../nbs/04_rad.ipynb #662311b3
 def random_start(loss: RadonLoss, n_components: int, random_state=None) -> tuple:
