@@ -96,16 +96,26 @@ def atom_key(atom) -> tuple:
     return (atom.dist.name, tuple(float(a) for a in atom.args), tuple(sorted((k, float(v)) for k, v in atom.kwds.items())))
 
 # %% ../nbs/01_dictionaries.ipynb #61b3dd04
+_LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
+
 def atom_logpdfs(dictionary, x) -> np.ndarray:
     "Log density of every atom of `dictionary` at each value of `x`: shape `(len(x), len(dictionary))` (mixed measure)."
     x = np.asarray(x, dtype=float)
-    kinds = [atom_spec(a)[0] for a in dictionary]
+    specs = [atom_spec(a) for a in dictionary]
+    kinds = [k for k, _, _ in specs]
     values = np.array([a.value for a, k in zip(dictionary, kinds) if k == 'point'])
     on_point = np.isin(x, values) if len(values) else np.zeros(x.shape, bool)
     out = np.empty((x.shape[0], len(dictionary)))
+    for kind in ('norm', 'laplace'):  # all atoms of a family at once, in scipy's order of operations
+        cols = [l for l, k in enumerate(kinds) if k == kind]
+        if not cols: continue
+        loc, scale = np.array([specs[l][1] for l in cols]), np.array([specs[l][2] for l in cols])
+        y = (x[:, None] - loc) / scale
+        logp = (-y ** 2 / 2.0 - _LOG_SQRT_2PI if kind == 'norm' else -np.abs(y) - np.log(2.0)) - np.log(scale)
+        out[:, cols] = np.where(on_point[:, None], -np.inf, logp)
     for l, (atom, kind) in enumerate(zip(dictionary, kinds)):
         if kind == 'point': out[:, l] = np.where(x == atom.value, 0.0, -np.inf)
-        else: out[:, l] = np.where(on_point, -np.inf, atom.logpdf(x))
+        elif kind == 'other': out[:, l] = np.where(on_point, -np.inf, atom.logpdf(x))
     return out
 
 # %% ../nbs/01_dictionaries.ipynb #e5dd288f
