@@ -6,6 +6,7 @@
 from __future__ import annotations
 import argparse
 import csv
+import functools
 import hashlib
 import json
 import os
@@ -80,18 +81,26 @@ def make_estimator(method: str, truth, config: ExperimentConfig, seed: int):
     if method == 'EM*': return DictionaryEM(F, dictionaries=truth.dictionaries, random_state=seed)
     raise ValueError(f"Unknown method {method!r}; choose from {', '.join(METHODS)}.")
 
+@functools.lru_cache(maxsize=8)
+def _trial_data(family: str, trial: int, truth_seed: int, pool_size: int) -> tuple:
+    """`(truth, pool, test rows, truth's mean log density on them)` of one trial, shared by all its tasks in a process
+    (read-only arrays; drawing them took about a tenth of a quick run's scoring time)."""
+    truth = paper_family(family, random_state=_seed('truth', family, truth_seed))
+    X, _ = truth.sample(pool_size, random_state=_seed('pool', family, trial))
+    X_test, _ = truth.sample(5000, random_state=_seed('test', family, trial))
+    X.flags.writeable = X_test.flags.writeable = False
+    return truth, X, X_test, float(truth.logpdf(X_test).mean())
+
 def run_task(family: str, K: int, trial: int, method: str, config: ExperimentConfig) -> dict:
     "Fit `method` on `K` samples of trial `trial` of `family` and score it: one row of the results table."
-    truth = paper_family(family, random_state=_seed('truth', family, config.truth_seed))
-    X, _ = truth.sample(config.pool_size, random_state=_seed('pool', family, trial))
-    X_test, _ = truth.sample(5000, random_state=_seed('test', family, trial))
+    truth, X, X_test, truth_loglik = _trial_data(family, trial, config.truth_seed, config.pool_size)
     est = make_estimator(method, truth, config, _seed('fit', family, K, trial, method))
     start = time.perf_counter()
-    est.fit(X[:K])
+    est.fit(X[:K].copy())
     fit_seconds = time.perf_counter() - start
     value, se = jsd(truth, est, config.n_jsd_samples, random_state=_seed('jsd', family, K, trial, method))
     return dict(family=family, K=K, trial=trial, method=method, jsd=value, jsd_se=se, fit_seconds=fit_seconds,
-                heldout_loglik=mean_log_likelihood(est, X_test)[0], truth_loglik=float(truth.logpdf(X_test).mean()),
+                heldout_loglik=mean_log_likelihood(est, X_test)[0], truth_loglik=truth_loglik,
                 n_components=int(getattr(est, 'n_components_', getattr(est, 'n_components', 0)) or 0))
 
 # %% ../nbs/07_experiments.ipynb #08bd6d94
