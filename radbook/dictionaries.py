@@ -169,17 +169,21 @@ class DictionaryCPD:
     @property
     def n_features(self): return len(self.coefs)
 
+    def _factor(self, n, x) -> tuple:
+        "Feature `n`'s factor of every component at `x`, shifted: `(mixed, shift, logp)`, factor = mixed * exp(shift)."
+        logp = atom_logpdfs(self.dictionaries[n], x)
+        shift = logp.max(axis=1)
+        shift[~np.isfinite(shift)] = 0.0
+        return np.exp(logp - shift[:, None]) @ self.coefs[n], shift, logp
+
     def component_logpdf(self, X) -> np.ndarray:
         "Log density of each component at each sample: shape (n_samples, n_components)."
         X = self._check_X(X)
         out = np.zeros((X.shape[0], self.n_components))
         with np.errstate(divide='ignore'):
-            for n, (B, d) in enumerate(zip(self.coefs, self.dictionaries)):
-                logp = atom_logpdfs(d, X[:, n])
-                shift = logp.max(axis=1, keepdims=True)
-                shift[~np.isfinite(shift)] = 0.0
-                mixed = np.exp(logp - shift) @ B
-                value = np.log(mixed) + shift
+            for n, B in enumerate(self.coefs):
+                mixed, shift, logp = self._factor(n, X[:, n])
+                value = np.log(mixed) + shift[:, None]
                 rows = np.flatnonzero((mixed < 1e-280).any(axis=1))  # underflow: only unused atoms were near x
                 if len(rows):
                     value[rows] = logsumexp(logp[rows][:, :, None] + np.log(B)[None], axis=1)
@@ -196,11 +200,9 @@ class DictionaryCPD:
         X = self._check_X(X)
         acc, base = np.ones((len(X), self.n_components)), np.zeros(len(X))
         with np.errstate(divide='ignore', invalid='ignore'):
-            for n, (B, d) in enumerate(zip(self.coefs, self.dictionaries)):
-                logp = atom_logpdfs(d, X[:, n])
-                shift = logp.max(axis=1)
-                shift[~np.isfinite(shift)] = 0.0
-                acc *= np.exp(logp - shift[:, None]) @ B
+            for n in range(self.n_features):
+                mixed, shift, _ = self._factor(n, X[:, n])
+                acc *= mixed
                 top = acc.max(axis=1)
                 top[~(top > 0)] = 1.0  # a row of zeros stays one
                 acc /= top[:, None]

@@ -5,6 +5,7 @@
 # %% ../nbs/02_radon.ipynb #6996f2f3
 from __future__ import annotations
 import numbers
+import operator
 from collections.abc import Sequence
 import numpy as np
 from scipy import special
@@ -306,7 +307,7 @@ class LazyOperators(Sequence):
         self._specs, self._directions, self._n_bins, self._last = specs, directions, n_bins, (None, None)
     def __len__(self): return len(self._specs)
     def __getitem__(self, g):
-        g = range(len(self))[g]  # negative and out-of-range indices as a list treats them
+        g = range(len(self))[operator.index(g)]  # negative and out-of-range indices as a list treats them; no slices
         if self._last[0] != g:
             dj, dk, lo, width = self._specs[g]
             self._last = (g, radon_matrix(dj, dk, self._directions, lo, width, self._n_bins))
