@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data, check_array, _check_feature_names, _check_n_features
+from scipy.sparse import csr_array
 from threadpoolctl import threadpool_limits
 from .cpd import cpd_from_pairwise
 from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries
@@ -26,10 +27,18 @@ __all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'component
            'auto_bins', 'atom_budget', 'climb_ranks', 'floor_coefs', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
+_DENSE_INCIDENCE = 4096  # `_incidence` matrices up to this many entries stay dense (a sparse product costs more calls)
+
+def _incidence(f):
+    "The distinct values `u` of `f` and the 0/1 matrix `E` (len(u), len(f)) with `E[i, p] = (f[p] == u[i])`, sparse if large."
+    u, row = np.unique(f, return_inverse=True)
+    E = csr_array((np.ones(len(f)), (row, np.arange(len(f)))), shape=(len(u), len(f)))
+    return u, (E.toarray() if E.shape[0] * E.shape[1] <= _DENSE_INCIDENCE else E)
+
 class _Block:
     "Pairs whose dictionaries have sizes `(Lj, Lk)`: their distinct operators stacked once, as Gram matrices or as R."
     def __init__(self, idx, pairs, Lj, Lk, Rs, group, gram, on_operator=None):
-        order = np.lexsort((pairs[idx, 1], pairs[idx, 0]))  # by first feature, for the reduction of the gradient
+        order = np.lexsort((pairs[idx, 1], pairs[idx, 0]))  # pairs in a fixed order: by first feature, then second
         self.idx = idx[order]
         self.j, self.k = pairs[self.idx, 0], pairs[self.idx, 1]
         self.Lj, self.Lk, self.gram = int(Lj), int(Lk), bool(gram)
@@ -42,9 +51,8 @@ class _Block:
             if on_operator is not None: on_operator(self, g, R)
             mats.append(self._mat(R))
         self.mats = np.stack(mats)
-        self.j_first = np.r_[0, np.flatnonzero(np.diff(self.j)) + 1]
-        self.k_order = np.argsort(self.k, kind='stable')
-        self.k_first = np.r_[0, np.flatnonzero(np.diff(self.k[self.k_order])) + 1]
+        self.uj, self.Ej = _incidence(self.j)  # gradient sums over each feature's pairs: sparse (features x pairs) products
+        self.uk, self.Ek = _incidence(self.k)
 
     def _mat(self, R):
         R = np.asarray(R, dtype=float)
@@ -54,14 +62,14 @@ class _Block:
         return R.T @ R if self.gram else R
 
     def product(self, t, backward=False):
-        "Each pair's operator on `t` (S, Pb, .): `Q t` (Gram form), `R t`, or `R^T t` with `backward`."
+        "Each pair's operator on `t` (Pb, S, .), pairs first: `Q t` (Gram form), `R t`, or `R^T t` with `backward`."
         mats = self.mats if (self.gram or backward) else self.mats.transpose(0, 2, 1)
-        if len(mats) == 1: return t @ mats[0]
-        if self.per_pair: return np.matmul(t.transpose(1, 0, 2), mats).transpose(1, 0, 2)
+        if len(mats) == 1: return (t.reshape(-1, t.shape[-1]) @ mats[0]).reshape(t.shape[:2] + (-1,))  # one product
+        if self.per_pair: return np.matmul(t, mats)
         out = np.empty(t.shape[:2] + (mats.shape[2],))
         for u in range(len(mats)):
             sel = self.op == u
-            out[:, sel] = t[:, sel] @ mats[u]
+            out[sel] = t[sel] @ mats[u]
         return out
 
 _BLOCK_OVERHEAD = 3e5  # the cost of one more block per evaluation (Python and numpy calls), in multiply-adds
@@ -177,27 +185,28 @@ class RadonLoss:
 
     def _evaluate(self, B, lam, grad: bool, smoothing: float):
         "Loss per set (S,) and, with `grad`, its gradients `(gB, glam)`; `B` (S, N, L, F), `lam` (S, F)."
-        S = len(B)
+        S, F = lam.shape
+        Bp, lw = np.ascontiguousarray(B.transpose(1, 0, 2, 3)), lam[None, :, None, :]  # (N, S, L, F): features first
         loss = np.full(S, self._const)
-        gB, glam = (np.zeros_like(B), np.zeros_like(lam)) if grad else (None, None)
+        if grad: A, C = np.zeros_like(Bp), np.zeros_like(Bp)  # per feature: sum of H_jk B_k over its pairs as j, as k
         for b, c in zip(self.blocks, self.c):
-            BJ, BK = B[:, b.j, :b.Lj], B[:, b.k, :b.Lk]                        # (S, Pb, L, F)
-            t = ((BJ * lam[:, None, None, :]) @ BK.swapaxes(-1, -2)).reshape(S, len(b.idx), -1)
+            BJ, BK = Bp[b.j, :, :b.Lj], Bp[b.k, :, :b.Lk]                        # (Pb, S, L, F)
+            t = ((BJ * lw) @ BK.swapaxes(-1, -2)).reshape(len(b.idx), S, -1)
             if b.gram:
-                Qt = b.product(t)
-                loss += np.einsum('spd,spd->s', t, Qt - 2 * c)
-                if grad: G = 2 * (Qt - c)
+                H = b.product(t) - c[:, None]                                    # Q t - c = G / 2
+                loss += np.einsum('psd,psd->s', t, H - c[:, None])
             else:
-                r = b.product(t) - c
-                loss += np.einsum('spb,spb->s', r, r)
-                if grad: G = 2 * b.product(r, backward=True)
+                r = b.product(t) - c[:, None]
+                loss += np.einsum('psb,psb->s', r, r)
+                if grad: H = b.product(r, backward=True)
             if not grad: continue
-            G = G.reshape(S, len(b.idx), b.Lj, b.Lk)
-            GBK, GtBJ = G @ BK, G.swapaxes(-1, -2) @ BJ                           # (S, Pb, L, F)
-            glam += np.einsum('splf,splf->sf', GBK, BJ)
-            gB[:, b.j[b.j_first], :b.Lj] += np.add.reduceat(GBK, b.j_first, axis=1) * lam[:, None, None, :]
-            gB[:, b.k[b.k_order][b.k_first], :b.Lk] += (np.add.reduceat(GtBJ[:, b.k_order], b.k_first, axis=1)
-                                                        * lam[:, None, None, :])
+            H = H.reshape(len(b.idx), S, b.Lj, b.Lk)
+            A[b.uj, :, :b.Lj] += (b.Ej @ (H @ BK).reshape(len(b.idx), -1)).reshape(-1, S, b.Lj, F)
+            C[b.uk, :, :b.Lk] += (b.Ek @ (H.swapaxes(-1, -2) @ BJ).reshape(len(b.idx), -1)).reshape(-1, S, b.Lk, F)
+        if grad:  # dJ/dB_n = 2 (A_n + C_n) Lambda; dJ/dlam_r = 2 sum_j B_j[:, r]^T A_j[:, r] (each pair once, as j)
+            glam = 2 * np.einsum('nslf,nslf->sf', Bp, A)
+            gB = np.ascontiguousarray(((A + C) * (2 * lw)).transpose(1, 0, 2, 3))
+        else: gB = glam = None
         if smoothing > 0:
             pen, D = self._penalty(B)
             loss = loss + smoothing * pen
