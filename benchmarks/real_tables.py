@@ -23,6 +23,8 @@ Protocol, applied to every table before anything is fitted, in both modes:
   standardised  then every column, with the FULL table's mean and sd (sd 0 -> 1): one fixed change of units, so the
                 figures of all folds and methods are in the same units (the 2 statistics per column leak nothing
                 that matters).
+A table name with the suffix '-raw' (e.g. `--tables digits-raw`, not run by default) skips the protocol: the table is
+fitted as loaded, as a user would pass it (digits' pixels stay integers 0..16).
 Methods (`--methods`): RAD, RAD-auto, RAD-pc (RAD(precondition=True); run only when listed); GMM =
 GridSearchCV(GaussianMixture(reg_covar=1e-3)) as above (1e-3 after
 standardising keeps digits' constant columns from failing); KDE = GridSearchCV(KernelDensity) over 16 bandwidths
@@ -101,6 +103,15 @@ def preprocess(X, seed=0):
         X[:, j] += rng.uniform(-gap / 2, gap / 2, len(X))
     sd = X.std(axis=0)
     return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0), discrete, dequantised
+
+
+def prepare(name):
+    "The table `name` after the protocol, or, for a name ending in '-raw', as loaded (its discrete columns flagged only)."
+    import numpy as np
+    if not name.endswith('-raw'): return preprocess(load_table(name))
+    X = load_table(name[:-4]).astype(float)
+    discrete = np.array([len(np.unique(x)) <= MAX_DISCRETE for x in X.T])
+    return X, discrete, np.zeros(X.shape[1], dtype=bool)
 
 
 # ---- methods ----------------------------------------------------------------------------------------------------
@@ -197,7 +208,7 @@ def child(conn, job):
         from threadpoolctl import threadpool_limits  # it limits only libraries already loaded: hence the imports
         with threadpool_limits(job['threads']), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter('default')
-            X, discrete, dequantised = preprocess(load_table(job['table']))
+            X, discrete, dequantised = prepare(job['table'])
             support = [np.unique(x) if d else None for x, d in zip(X.T, discrete)]
             out.update(rows=X.shape[0], cols=X.shape[1], n_discrete=int(discrete.sum()),
                        n_dequantised=int(dequantised.sum()))
@@ -311,7 +322,7 @@ def header(args):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--tables', nargs='+', metavar='TABLE',
-                   help=f"subset of {', '.join(TABLES)} (with --scaling: cpd8 ... cpd128)")
+                   help=f"subset of {', '.join(TABLES)}, each also as NAME-raw (with --scaling: cpd8 ... cpd128)")
     p.add_argument('--methods', nargs='+', choices=sorted(set(LOGLIK_METHODS + OPTIONAL_METHODS)),
                    help=f"default {' '.join(SPEED_METHODS)}; with --loglik {' '.join(LOGLIK_METHODS)}")
     p.add_argument('--timeout', type=float, default=600, help="seconds per fit (per table and method with --loglik)")
@@ -329,7 +340,7 @@ def main(argv=None):
         args.max_memory = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') // 2**21
     names = [f"cpd{n}" for n in (args.scaling or SCALING)] if args.scaling is not None else list(TABLES)
     tables = args.tables or names
-    unknown = [t for t in tables if t not in names]
+    unknown = [t for t in tables if t not in names and t.removesuffix('-raw') not in TABLES]
     if unknown: p.error(f"unknown table {unknown[0]!r}; choose from {', '.join(names)}")
     methods = args.methods or (LOGLIK_METHODS if args.loglik else SPEED_METHODS)
     if not args.loglik: methods = sorted(methods, key=lambda m: m != 'GMM')  # GMM first: the ratios need its time
