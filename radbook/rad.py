@@ -51,7 +51,7 @@ class _Block:
             if on_operator is not None: on_operator(self, g, R)
             mats.append(self._mat(R))
         self.mats = np.stack(mats)
-        self.uj, self.Ej = _incidence(self.j)  # gradient sums over each feature's pairs: sparse (features x pairs) products
+        self.uj, self.Ej = _incidence(self.j)  # gradient sums over each feature's pairs: (features x pairs) 0/1 products
         self.uk, self.Ek = _incidence(self.k)
 
     def _mat(self, R):
