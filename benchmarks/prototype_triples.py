@@ -38,7 +38,9 @@ from sklearn.utils import check_random_state
 from radbook.dictionaries import DictionaryCPD, atom_spec, paper_family
 from radbook.metrics import jsd
 from radbook.optim import project_simplex
-from radbook.rad import _BIN_SAMPLES, RAD, RadonLoss, auto_bins, rad_solve
+from radbook.rad import RAD, RadonLoss, auto_bins, rad_solve
+
+_BIN_SAMPLES = 10_000  # as RAD before its data pass: bin ranges from at most this many rows
 from radbook.radon import feature_pairs
 
 

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import numbers
 import warnings
+from functools import partial
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
@@ -79,6 +80,10 @@ def pair_histograms(X, pairs, lo, width, n_bins: int) -> np.ndarray:
     return np.stack([np.bincount(idx[:, j] * n_bins + idx[:, k], minlength=n_bins * n_bins)
                      for j, k in pairs]).reshape(len(pairs), n_bins, n_bins)
 
+def _pair_counts(rows, pairs, lo, width, n_bins):
+    "`pair_histograms` flattened to (n_pairs, n_bins**2): JUPAD's counter of rows."
+    return pair_histograms(rows, pairs, lo, width, n_bins).reshape(len(pairs), -1)
+
 # %% ../nbs/05_baselines.ipynb #90e85c61
 class JUPAD(RAD):
     """Dictionary-CPD density fitted to 2-D marginal histograms (JUPAD, Shaan et al.), with RAD's solver.
@@ -124,12 +129,12 @@ class JUPAD(RAD):
                             "or 'auto' to choose them from the data.")
         return int(self.n_bins)
 
-    def _statistics(self, X, dictionaries, pairs, n_bins, rng):
-        "Per-feature bins, the 2-D operators and a 2-D histogram counter (RAD's `fit` does the rest)."
-        lo, width = feature_bins(X, dictionaries, n_bins)
+    def _statistics(self, sample, ranges, dictionaries, pairs, n_bins, rng):
+        "Per-feature bins on each column's range, the 2-D operators and a 2-D histogram counter (RAD's `fit` does the rest)."
+        lo, width = feature_bins(np.vstack([sample, ranges]), dictionaries, n_bins)  # the sample and the extremes: the full range
         Rs, group = histogram_operators(dictionaries, pairs, lo, width, n_bins)
-        counts = lambda rows: pair_histograms(X[rows], pairs, lo, width, n_bins).reshape(len(pairs), -1)
-        return Rs, group, counts, dict(bin_lo_=lo, bin_width_=width)
+        counter = partial(_pair_counts, pairs=pairs, lo=lo, width=width, n_bins=n_bins)
+        return Rs, group, counter, dict(bin_lo_=lo, bin_width_=width)
 
 # %% ../nbs/05_baselines.ipynb #b9b6e765
 _TINY = 1e-300  # floor of a mixed atom density in EM, so a row near only unused atoms cannot give log 0

@@ -4,9 +4,11 @@
 
 # %% ../nbs/04_rad.ipynb #3217046f
 from __future__ import annotations
+import copy
 import numbers
 import warnings
 from collections.abc import Sequence
+from functools import partial
 from dataclasses import dataclass, field, replace
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
@@ -16,15 +18,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data, check_array
 from scipy.sparse import csr_array
 from threadpoolctl import threadpool_limits
 from .cpd import cpd_from_pairwise
-from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries
+from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries, point_mass
 from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators)
+from .datapass import Counts, check_chunk, data_pass, is_chunked, is_dask_array, split_counts, summarize, Summary, _NO_CAP
 from .tables import (robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete,
                             is_frame, encode_frame, decode_frame)
 from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
 __all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve', 'merge_solutions',
-           'auto_bins', 'atom_budget', 'climb_ranks', 'floor_coefs', 'RAD']
+           'auto_bins', 'atom_budget', 'climb_ranks', 'floor_coefs', 'standard_rows', 'rad_dictionaries', 'rad_losses',
+           'select_candidate', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
 _DENSE_INCIDENCE = 4096  # `_incidence` matrices up to this many entries stay dense (a sparse product costs more calls)
@@ -407,7 +411,6 @@ def auto_bins(n_samples: int) -> int:
     "The paper's number of bins per direction for `n_samples` samples, $\\lceil K^{1/3}\\rceil$ (`n_bins='auto'`)."
     return int(np.ceil(n_samples ** (1 / 3) - 1e-9))
 
-_BIN_SAMPLES = 10_000  # bin ranges come from at most this many rows: the outer bins are open-ended anyway
 _BIN_TAIL = 0.005      # bins cover the central 99% of each projection (widened a quarter), not one outlier's range
 _PAIR_DEGREE = 16      # pairs='auto': about this many partners per feature when there are more features than that
 _ATOM_BUDGET = 2.5e7   # automatic dictionaries: (pairs) x (atoms per column)^4 stays about within this (the Gram work)
@@ -447,6 +450,87 @@ def _held_out_loglik(sol, dictionaries, n_atoms, X, floor: float = _COEF_FLOOR) 
     model = DictionaryCPD(sol.weights, floor_coefs(sol.B, n_atoms, floor), dictionaries)
     return float(np.mean(np.maximum(model.logpdf(X), -700.0)))
 
+# %% ../nbs/04_rad.ipynb #46f81a44
+def standard_rows(rows, centre, scale, dictionaries=None, names=None, hint=None) -> np.ndarray:
+    """Rows of the table in standard units, `(rows - centre) / scale`. With `dictionaries` (given by the user, in the
+    table's units), values within a relative 1e-6 of a point mass are first moved onto it (`snap_discrete`), and a value
+    of an all-point-mass feature that matches none raises a ValueError naming the feature (`names[n]`) and the value."""
+    if dictionaries is not None:
+        rows, unseen = snap_discrete(rows, dictionaries)
+        if unseen.any():
+            n = int(np.flatnonzero(unseen.any(axis=0))[0])
+            value = rows[np.flatnonzero(unseen[:, n])[0], n]
+            raise ValueError(f"Feature {names[n] if names is not None else n} has the value {value:g}, but its dictionary "
+                             f"has only point masses and none at that value; "
+                             + (f"{hint}." if hint else f"add point_mass({value:g}) to it."))
+    return standardize(rows, centre, scale)
+
+def _count_rows(rows, counter, prepare):
+    "`counter(prepare(rows))`: the counts of raw rows (a module-level function, so that Dask can send it to workers)."
+    return counter(prepare(rows))
+
+def _offset_rows(chunk, start, fn, offset):
+    "`fn(chunk, start + offset)`: a chunk numbered from `offset` (partial_fit's later chunks)."
+    return fn(chunk, start + offset)
+
+def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool = True, max_discrete: int = 16,
+                     max_atoms: int = None, discrete=None, names=None, random_state=None) -> tuple:
+    """Dictionaries and units of a table from its data-pass `Summary` alone: `(dictionaries in standard units,
+    dictionaries in the table's units, centre, scale)` (step 2 above). `discrete[n]` forces a column to point masses
+    (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`)."""
+    K, N = summary.n_samples, summary.n_features
+    rng = check_random_state(random_state)
+    units = lambda X, groups=None: robust_scale(X, groups) if standard_units else (np.zeros(N), np.ones(N))
+    if isinstance(dictionaries, str) and dictionaries == 'auto':
+        centre, scale = units(summary.sample)
+        Z = standardize(summary.sample, centre, scale)
+        forced = np.zeros(N, bool) if discrete is None else np.asarray(discrete, bool)
+        std, values = [], []
+        for n in range(N):
+            tracked = summary.values[n]  # every distinct value with its count, when there are few
+            if forced[n] or (tracked is not None and len(tracked[0]) <= max_discrete and 2 * len(tracked[0]) <= K):
+                if tracked is None: raise ValueError(f"The summary holds no distinct values of discrete feature {n}.")
+                std.append([point_mass(float(z)) for z in standardize(tracked[0], centre[n], scale[n])])
+                values.append(tracked[0])
+            else:
+                std.append(auto_dictionary(Z[:, n], max_discrete=max_discrete, discrete=False, max_atoms=max_atoms,
+                                           random_state=rng))
+                values.append(np.unique(summary.sample[:, n]))
+        return std, table_dictionaries(std, centre, scale, values), centre, scale
+    table = check_dictionaries(dictionaries, N)
+    sample = standard_rows(summary.sample, 0.0, 1.0, table, names)  # the given point masses, checked on the sample
+    ids = {}
+    centre, scale = units(sample, np.array([ids.setdefault(id(d), len(ids)) for d in table]))  # shared lists, shared units
+    return standard_dictionaries(table, centre, scale), table, centre, scale
+
+def rad_losses(Rs, group, pairs, n_atoms, counts: Counts, form: str = 'auto') -> tuple:
+    """`(loss, val, full)`: $J_1$ on the training counts, on the held-out counts and on all of them, each histogram
+    normalised by its number of rows; `(J1 on all the counts, None, None)` when either side has no rows."""
+    if counts.n_val >= 1 and counts.n_fit >= 1:
+        return tuple(RadonLoss.for_targets(Rs, group, pairs, n_atoms, [counts.fit / counts.n_fit, counts.val / counts.n_val,
+                                                                       counts.total / counts.n_samples], form))
+    return RadonLoss(Rs, group, pairs, n_atoms, counts.total / counts.n_samples, form), None, None
+
+def select_candidate(solve, loss: RadonLoss, val: RadonLoss, ranks, gammas, score=None, verbose: int = 0) -> tuple:
+    """Fit the candidates `(rank F, smoothing gamma)` with `solve(F)` (on `loss`, its smoothing set to gamma) and choose
+    one: with `score(solution)` (held-out log-likelihood), the ranks are climbed (`climb_ranks`) and the highest score
+    wins; without, the one rank's smoothing weights are compared by held-out $J_1$ on `val`. Returns `(key, fits)`, with
+    `fits[F, gamma] = (held-out J1, score, solution)`."""
+    fits = {}
+    def fit_rank(F):  # every smoothing weight at rank F; returns the best score among them
+        for gamma in gammas:
+            loss.smoothing = gamma
+            sol = solve(F)
+            j1 = val.value(sol.B, sol.weights) if val is not None else np.nan
+            fits[F, gamma] = (j1, score(sol) if score is not None else np.nan, sol)
+            if verbose: print(f"rank {F}, smoothing {gamma}: held-out J1 {j1:.5g}, log-likelihood {fits[F, gamma][1]:.4f}")
+        return max(fits[F, g][1] for g in gammas)
+    if score is not None: climb_ranks(ranks, fit_rank)
+    else: fit_rank(ranks[0])
+    key = max(fits, key=lambda k: fits[k][1]) if score is not None else min(fits, key=lambda k: fits[k][0])
+    return key, fits
+
+# %% ../nbs/04_rad.ipynb #59c6bd44
 class RAD(DensityMixin, BaseEstimator):
     """Joint density estimation with Radons And Dictionaries (Singhal, Mirza, Rajwade & Gurumoorthy).
 
@@ -639,17 +723,17 @@ class RAD(DensityMixin, BaseEstimator):
                              f"least {2 * n_bins}; decrease n_bins or give more samples.")
         return n_bins
 
-    def _statistics(self, X, dictionaries, pairs, n_bins, rng):
-        "Directions, bins and R_jk; returns `(Rs, group, counts, attributes)` where `counts(rows)` histograms those rows."
+    def _statistics(self, sample, ranges, dictionaries, pairs, n_bins, rng):
+        """Directions, bins and R_jk from the summary's sample of rows (standard units): `(Rs, group, counter, attributes)`,
+        with `counter(rows)` the projection counts of rows in standard units. `ranges` (2, n_features) holds each column's
+        least and greatest value (JUPAD's bins use them; RAD's robust bins need only the sample)."""
         shared = all(d is dictionaries[0] for d in dictionaries)
         directions = random_directions(self.n_projections, rng)
-        K = len(X)
-        rows = rng.permutation(K)[:_BIN_SAMPLES] if K > _BIN_SAMPLES else slice(None)
-        lo, width = bin_edges(X[rows], pairs, directions, n_bins, shared=shared, tail=_BIN_TAIL)  # outer bins are open-ended
+        lo, width = bin_edges(sample, pairs, directions, n_bins, shared=shared, tail=_BIN_TAIL)  # outer bins are open-ended
         Rs, group = radon_operators(dictionaries, pairs, directions, lo, width, n_bins, method=self.radon,
                                     n_mc=self.n_mc, random_state=rng, lazy=self.radon == 'exact')  # computed when read
-        counts = lambda rows: projection_counts(X[rows], pairs, directions, lo, width, n_bins)
-        return Rs, group, counts, dict(directions_=directions, bin_lo_=lo, bin_width_=width)
+        counter = partial(projection_counts, pairs=pairs, directions=directions, lo=lo, width=width, n_bins=n_bins)
+        return Rs, group, counter, dict(directions_=directions, bin_lo_=lo, bin_width_=width)
 
     def _table(self, X, reset: bool) -> np.ndarray:
         "`X` as a float array: a DataFrame's columns encoded (categories as codes), names and kinds recorded in fit."
@@ -668,41 +752,28 @@ class RAD(DensityMixin, BaseEstimator):
         _check_n_features(self, Z, reset=False)
         return Z
 
+    def _input(self, X):
+        "What `fit` reads: a chunked source as it is (memmap, Dask array, iterable of chunks), anything else as a float table (`_table`)."
+        if not is_chunked(X): return self._table(X, reset=True)
+        self._columns = None
+        if hasattr(self, 'feature_names_in_'): del self.feature_names_in_
+        return X
+
     def _feature_name(self, n) -> str:
         names = getattr(self, 'feature_names_in_', None)
         return repr(str(names[n])) if names is not None else str(n)
 
     def fit(self, X, y=None):
-        """Fit the density to `X`, array-like or DataFrame of shape (n_samples, n_features) with n_features >= 2; `y` is ignored.
+        """Fit the density to `X` of shape (n_samples, n_features), n_features >= 2; `y` is ignored.
 
+        `X` is an array-like, a DataFrame, a numpy memmap, a Dask array, or an iterable of 2-D chunks that can be read
+        twice (a list of arrays; see `radbook.datapass.iter_chunks`). Memmaps, Dask arrays and chunks are read chunk by
+        chunk, twice: a summary, then the counts (notebook `03b_datapass`); the fit is the same as from the rows in memory.
         DataFrame columns may be numeric, boolean or categorical (category or text dtype; categories become discrete
         features on their codes); `sample` then returns DataFrames of the same form."""
-        X = self._table(X, reset=True)
+        X = self._input(X)
         with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead, and stall on busy cores
             return self._fit(X)
-
-    def _dictionaries(self, X, rng) -> tuple:
-        "`(Z, dictionaries in standard units, dictionaries in the data's units, centre, scale)` for the table `X`."
-        K, N = X.shape
-        units = lambda groups=None: robust_scale(X, groups) if self.standardize else (np.zeros(N), np.ones(N))
-        if isinstance(self.dictionaries, str) and self.dictionaries == 'auto':
-            centre, scale = units()
-            Z = standardize(X, centre, scale)
-            forced = [c.discrete for c in self._columns] if self._columns is not None else [False] * N
-            budget = atom_budget(self._n_pairs(N))
-            std = [auto_dictionary(Z[:, n], max_discrete=self.max_discrete, discrete=True if forced[n] else None,
-                                   max_atoms=budget, random_state=rng) for n in range(N)]
-            return Z, std, table_dictionaries(std, centre, scale, [np.unique(X[:, n]) for n in range(N)]), centre, scale
-        table = check_dictionaries(self.dictionaries, N)
-        X, unseen = snap_discrete(X, table)
-        if unseen.any():
-            n = int(np.flatnonzero(unseen.any(axis=0))[0])
-            value = X[np.flatnonzero(unseen[:, n])[0], n]
-            raise ValueError(f"Feature {self._feature_name(n)} has the value {value:g}, but its dictionary has only point masses "
-                             f"and none at that value; add point_mass({value:g}) to it.")
-        ids = {}
-        centre, scale = units(np.array([ids.setdefault(id(d), len(ids)) for d in table]))  # shared lists, shared units
-        return standardize(X, centre, scale), standard_dictionaries(table, centre, scale), table, centre, scale
 
     def _degree(self, N):
         "Partners per feature: None for all pairs (see `pairs`)."
@@ -719,22 +790,60 @@ class RAD(DensityMixin, BaseEstimator):
         degree = self._degree(N)
         return feature_pairs(N) if degree is None else random_pairs(N, degree, rng)
 
+    def _summary(self, X, seed) -> Summary:
+        "The first data pass (`summarize`): distinct values tracked for the columns automatic dictionaries may make discrete."
+        auto = isinstance(self.dictionaries, str) and self.dictionaries == 'auto'
+        caps = (0 if not auto else self.max_discrete if self._columns is None
+                else [_NO_CAP if c.discrete else self.max_discrete for c in self._columns])
+        summary = data_pass(X, partial(summarize, seed=seed, validation_fraction=float(self.validation_fraction), caps=caps),
+                            progress=self.verbose > 0, desc='summary')
+        K, N = summary.n_samples, summary.n_features
+        if N < 2: raise ValueError(f"RAD fits pairs of features and needs at least 2 features, got {N}.")
+        if K < 2: raise ValueError(f"RAD needs at least 2 samples, got {K}.")
+        self.n_features_in_ = N
+        return summary
+
     def _fit(self, X):
-        K, N = X.shape
-        n_bins = self._check_params(K)
+        self._check_solver_params(); self._check_table_params()
+        self._stream = None  # a fit starts afresh: partial_fit afterwards starts a new stream
         rng = check_random_state(self.random_state)
-        Z, dictionaries, table, centre, scale = self._dictionaries(X, rng)
+        seed = int(rng.randint(2**31 - 1))  # the rows' own random numbers (sample, split): the same however X is cut
+        summary = self._summary(X, seed)
+        plan = self._plan(summary, seed, rng)
+        counts = self._count(X, plan)
+        return self._solve(plan, counts, plan['prepare'](summary.held_out), rng)
+
+    def _plan(self, summary: Summary, seed: int, rng) -> dict:
+        "Steps 2 and 3 from the summary: dictionaries, units, pairs, directions, bins, the R_jk and the counter of rows."
+        K, N = summary.n_samples, summary.n_features
+        n_bins = self._check_params(K)
+        names = [self._feature_name(n) for n in range(N)]
+        auto = isinstance(self.dictionaries, str) and self.dictionaries == 'auto'
+        dictionaries, table, centre, scale = rad_dictionaries(
+            summary, self.dictionaries, self.standardize, self.max_discrete, max_atoms=atom_budget(self._n_pairs(N)),
+            discrete=[c.discrete for c in self._columns] if self._columns is not None else None, names=names, random_state=rng)
+        prepare = partial(standard_rows, centre=centre, scale=scale, dictionaries=None if auto else table, names=names)
         pairs = self._pairs(N, rng)
-        Rs, group, counts, attributes = self._statistics(Z, dictionaries, pairs, n_bins, rng)
-        n_val, n_atoms = int(round(self.validation_fraction * K)), [len(d) for d in dictionaries]
-        order = rng.permutation(K)
-        if n_val >= 1 and K - n_val >= 1:
-            c_fit, c_val = counts(order[n_val:]), counts(order[:n_val])
-            loss, val, full = RadonLoss.for_targets(Rs, group, pairs, n_atoms,
-                                                    [c_fit / (K - n_val), c_val / n_val, (c_fit + c_val) / K])
-        else:
-            loss, val, full = RadonLoss(Rs, group, pairs, n_atoms, counts(order) / K), None, None
-        del Rs
+        Rs, group, counter, attributes = self._statistics(prepare(summary.sample), standardize(
+            np.vstack([summary.lo, summary.hi]), centre, scale), dictionaries, pairs, n_bins, rng)
+        return dict(seed=seed, n_bins=n_bins, dictionaries=dictionaries, table=table, centre=centre, scale=scale,
+                    prepare=prepare, pairs=pairs, Rs=Rs, group=group, counter=counter, attributes=attributes,
+                    check=partial(standard_rows, centre=centre, scale=scale, dictionaries=table, names=names,
+                                  hint="the first chunk given to partial_fit fixes the dictionaries"))
+
+    def _count(self, X, plan: dict, prepare=None, offset: int = 0) -> Counts:
+        "Step 4: the training and held-out counts of the rows of `X` (rows numbered from `offset` for the split)."
+        fn = partial(split_counts, counter=partial(_count_rows, counter=plan['counter'], prepare=prepare or plan['prepare']),
+                     seed=plan['seed'], validation_fraction=float(self.validation_fraction))
+        if offset: fn = partial(_offset_rows, fn=fn, offset=offset)
+        return data_pass(X, fn, progress=self.verbose > 0, desc='counts')
+
+    def _solve(self, plan: dict, counts: Counts, held, rng):
+        "Steps 5 to 7 from the counts and `held`, a sample of the held-out rows in standard units (all of them up to 10,000), which scores the ranks."
+        K, N = counts.n_samples, len(plan['dictionaries'])
+        dictionaries, table, pairs = plan['dictionaries'], plan['table'], plan['pairs']
+        n_atoms = [len(d) for d in dictionaries]
+        loss, val, full = rad_losses(plan['Rs'], plan['group'], pairs, n_atoms, counts)
         if self.init != 'paper':  # the blocks hold what the solver needs: free the list of operators
             for l in (loss, val, full):
                 if l is not None: l.release_operators()
@@ -742,7 +851,7 @@ class RAD(DensityMixin, BaseEstimator):
         auto_smoothing = isinstance(self.smoothing, str)
         if (auto_rank or auto_smoothing) and val is None:
             raise ValueError(f"'auto' choices need held-out samples, but validation_fraction={self.validation_fraction} "
-                             f"of n_samples={K} rounds to {n_val}; increase validation_fraction or give more samples.")
+                             f"held out {counts.n_val} of n_samples={K} rows; increase validation_fraction or give more samples.")
         spa_limit = min(sum(n_atoms[:N // 2]), sum(n_atoms[N // 2:]))  # the largest rank the paper's start can read off
         if self.init == 'paper' and auto_rank and max(ranks) > spa_limit:
             raise ValueError(f"init='paper' runs SPA and supports ranks up to {spa_limit} with these dictionaries, but "
@@ -755,20 +864,8 @@ class RAD(DensityMixin, BaseEstimator):
                                           tol=self.tol, patience=self.patience, accelerate=self.accelerate, rho=self.rho,
                                           n_alt=self.n_alt, random_state=seed, verbose=self.verbose,
                                           precondition=self.precondition, **kw)
-        fits = {}  # (rank, gamma) -> (held-out J1, held-out log-likelihood, solution fitted without the held-out part)
-        def fit_rank(F):  # every smoothing weight at rank F; returns the best held-out log-likelihood among them
-            for gamma in gammas:
-                loss.smoothing = gamma
-                sol = solve(F, n_init=n_search)
-                j1 = val.value(sol.B, sol.weights) if val is not None else np.nan
-                ll = (_held_out_loglik(sol, dictionaries, n_atoms, Z[order[:n_val]], self.coef_floor) if auto_rank
-                      else np.nan)
-                fits[F, gamma] = (j1, ll, sol)
-                if self.verbose: print(f"rank {F}, smoothing {gamma}: held-out J1 {j1:.5g}, log-likelihood {ll:.4f}")
-            return max(fits[F, g][1] for g in gammas)
-        if auto_rank: climb_ranks(ranks, fit_rank)
-        else: fit_rank(ranks[0])
-        key = max(fits, key=lambda k: fits[k][1]) if auto_rank else min(fits, key=lambda k: fits[k][0])
+        score = (lambda sol: _held_out_loglik(sol, dictionaries, n_atoms, held, self.coef_floor)) if auto_rank else None
+        key, fits = select_candidate(lambda F: solve(F, n_init=n_search), loss, val, ranks, gammas, score, self.verbose)
         self.n_components_, self.smoothing_ = key
         self.rank_scores_ = {F: max(fits[F, g][1] for g in gammas) for F, _ in fits} if auto_rank else {}
         self.smoothing_scores_ = {g: fits[self.n_components_, g][0] for g in gammas} if auto_smoothing else {}
@@ -784,20 +881,54 @@ class RAD(DensityMixin, BaseEstimator):
                           ConvergenceWarning)
         self.weights_ = sol.weights
         self.coefs_ = floor_coefs(sol.B, n_atoms, self.coef_floor)
-        self.dictionaries_, self.n_bins_, self.pairs_ = table, n_bins, pairs
-        self.center_, self.scale_ = centre, scale
-        for name, value in attributes.items(): setattr(self, name, value)
+        self.dictionaries_, self.n_bins_, self.pairs_ = table, plan['n_bins'], pairs
+        self.center_, self.scale_ = plan['centre'], plan['scale']
+        for name, value in plan['attributes'].items(): setattr(self, name, value)
         self.n_iter_, self.converged_, self.loss_curve_ = sol.n_iter, sol.converged, sol.loss_curve
         self.validation_curve_ = sol.val_curve
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, table)
         return self
 
+    def partial_fit(self, X, y=None):
+        """Add the rows of `X` (array-like or DataFrame) to the fit, then fit the density to all the counts so far; `y` is ignored.
+
+        For streams that never end (scikit-learn's convention; dask-ml's `Incremental` calls it). The **first** call
+        fixes everything but the counts from its rows alone: the units, the dictionaries, the pairs, the directions and
+        the bins (`n_bins='auto'` takes its number of rows). So the first chunk must hold every value of every discrete
+        column (a later value without a point mass is refused) and be large enough, and spread enough, for the ranges
+        and the automatic dictionaries (thousands of rows). Later calls add their rows' counts (rows keep their index
+        in the stream for the held-out split) and refit from all the counts; the model is usable after every call. Given
+        one chunk, `partial_fit` is `fit`. `fit` discards a stream; the next `partial_fit` starts a new one."""
+        stream = getattr(self, '_stream', None)
+        X = self._table(X, reset=stream is None)
+        with threadpool_limits(1, user_api='blas'):
+            if stream is None:
+                self._check_solver_params(); self._check_table_params()
+                rng = check_random_state(self.random_state)
+                seed = int(rng.randint(2**31 - 1))
+                summary = self._summary(X, seed)
+                plan = self._plan(summary, seed, rng)
+                stream = dict(plan=plan, summary=summary, rng=copy.deepcopy(rng), counts=self._count(X, plan))
+            else:
+                plan, n = stream['plan'], stream['counts'].n_samples
+                stream['summary'] += summarize(check_chunk(X), n, plan['seed'], float(self.validation_fraction),
+                                               k=stream['summary'].k)  # more held-out rows to score ranks with
+                stream['counts'] += self._count(X, plan, prepare=plan['check'], offset=n)
+            self._solve(stream['plan'], stream['counts'], stream['plan']['prepare'](stream['summary'].held_out),
+                        copy.deepcopy(stream['rng']))  # every call's solve starts from the same random stream
+            self._stream = stream
+        return self
+
     def score_samples(self, X):
         """Log density of each row of `X`, array-like or DataFrame of shape (n_samples, n_features); returns shape (n_samples,).
 
-        Discrete values match the fitted ones up to a relative 1e-6 (float32 round trips). A value of a discrete
-        feature that was never seen in fit (or a new category) has probability 0: its row gets -inf, with a warning."""
+        A Dask array is scored block by block (a lazy Dask array back). Discrete values match the fitted ones up to a
+        relative 1e-6 (float32 round trips). A value of a discrete feature that was never seen in fit (or a new
+        category) has probability 0: its row gets -inf, with a warning."""
         check_is_fitted(self)
+        if is_dask_array(X):
+            X = X.rechunk({1: -1}) if X.ndim == 2 and X.numblocks[1] > 1 else X
+            return X.map_blocks(self.score_samples, drop_axis=1, dtype=float)
         X, unseen = snap_discrete(self._table(X, reset=False), self.dictionaries_)
         if unseen.any():
             n = int(np.flatnonzero(unseen.any(axis=0))[0])

