@@ -58,15 +58,16 @@ def fit_steps(source):
     from threadpoolctl import threadpool_limits
     from radbook.rad import RAD
     est, times = RAD(random_state=0), {}
+    times['peak RSS before'] = _rss_mib()
     X = est._input(source)
     with threadpool_limits(1, user_api='blas'):
         est._check_solver_params(); est._check_table_params()
         rng = check_random_state(est.random_state)
         seed = int(rng.randint(2**31 - 1))
-        t = time.perf_counter(); summary = est._summary(X, seed); times['summary pass'] = time.perf_counter() - t
-        t = time.perf_counter(); plan = est._plan(summary, seed, rng); times['plan'] = time.perf_counter() - t
-        t = time.perf_counter(); counts = est._count(X, plan); times['counts pass'] = time.perf_counter() - t
-        t = time.perf_counter(); est._solve(plan, counts, plan['prepare'](summary.held_out), rng); times['solve'] = time.perf_counter() - t
+        t = time.perf_counter(); summary = est._summary(X, seed); times['summary pass'] = time.perf_counter() - t; times['peak RSS after summary pass'] = _rss_mib()
+        t = time.perf_counter(); plan = est._plan(summary, seed, rng); times['plan'] = time.perf_counter() - t; times['peak RSS after plan'] = _rss_mib()
+        t = time.perf_counter(); counts = est._count(X, plan); times['counts pass'] = time.perf_counter() - t; times['peak RSS after counts pass'] = _rss_mib()
+        t = time.perf_counter(); est._solve(plan, counts, plan['prepare'](summary.held_out), rng); times['solve'] = time.perf_counter() - t; times['peak RSS after solve'] = _rss_mib()
     return est, times
 
 
@@ -85,6 +86,8 @@ def run_fit(path, mode, chunk_rows):
     print(f"[{mode}] {K:,} rows x {est.n_features_in_} columns ({K * est.n_features_in_ * 8 / 1e6:,.0f} MB), "
           f"{P} pairs x {M} directions x {est.n_bins_} bins; peak RSS {peak:,.0f} MiB")
     print(f"  floor (read + sum): {floor:.2f} s ({floor / K * 1e6:.3f} s per 10^6 rows)")
+    rss = {k: times.pop(k) for k in list(times) if k.startswith('peak RSS')}
+    print('  ' + ', '.join(f"{k} {v:,.0f} MiB" for k, v in rss.items()))
     for step, s in times.items():
         extra = f", {s / floor:.1f}x the floor" if 'pass' in step else ''
         print(f"  {step:12s} {s:8.2f} s ({s / K * 1e6:.3f} s per 10^6 rows{extra})")

@@ -138,47 +138,58 @@ def bin_edges(X, pairs, directions, n_bins: int, shared: bool = False, chunk_siz
     return lo, width
 
 # %% ../nbs/02_radon.ipynb #7a15dbb8
-try: import numba
-except ImportError: numba = None  # optional (radbook[fast]): the numpy counter gives the same counts
-
 _PARALLEL_ROWS = 65_536  # the compiled counter splits rows over its threads from this many rows on
+_COMPILED_WORK = 2 ** 22  # engine='auto' compiles from this many projected values per call (numba's import costs ~100 MiB)
+_kernel = None
 
-if numba is not None:
-    @numba.njit(parallel=True, nogil=True, cache=True)
-    def _count_kernel(X, pj, pk, c, s, lo, width, n_bins, n_parts, counts):
-        K, P, M, top = X.shape[0], pj.shape[0], c.shape[0], n_bins - 1
-        for t in numba.prange(n_parts):
-            for i in range(t * K // n_parts, (t + 1) * K // n_parts):
-                for p in range(P):
-                    xj, xk = X[i, pj[p]], X[i, pk[p]]
-                    for m in range(M):
-                        v = c[m] * xj
-                        v += s[m] * xk
-                        v = np.floor((v - lo[p, m]) / width[p, m])  # the expression of `_bin_index_inplace`, in its order
-                        b = 0 if v < 0 else (top if v > top else int(v))
-                        counts[t, p, m, b] += 1
+def _count_kernel():
+    "The compiled counter, imported and built on first use (None without numba)."
+    global _kernel
+    if _kernel is None:
+        try: import numba
+        except ImportError: _kernel = False; return None  # optional (radbook[fast]): numpy gives the same counts
+        @numba.njit(parallel=True, nogil=True, cache=True)
+        def kernel(X, pj, pk, c, s, lo, width, n_bins, n_parts, counts):
+            K, P, M, top = X.shape[0], pj.shape[0], c.shape[0], n_bins - 1
+            for t in numba.prange(n_parts):
+                for i in range(t * K // n_parts, (t + 1) * K // n_parts):
+                    for p in range(P):
+                        xj, xk = X[i, pj[p]], X[i, pk[p]]
+                        for m in range(M):
+                            v = c[m] * xj
+                            v += s[m] * xk
+                            v = np.floor((v - lo[p, m]) / width[p, m])  # the expression of `_bin_index_inplace`, in its order
+                            b = 0 if v < 0 else (top if v > top else int(v))
+                            counts[t, p, m, b] += 1
+        _kernel = (kernel, numba.get_num_threads)
+    return _kernel or None
 
-def _use_numba(engine) -> bool:
+def _use_numba(engine, work: int) -> bool:
+    "Whether `projection_counts` runs the compiled counter for `work` projected values."
     if engine not in ('auto', 'numba', 'numpy'): raise ValueError(f"engine must be 'auto', 'numba' or 'numpy', got {engine!r}.")
-    if engine == 'numba' and numba is None: raise ImportError("engine='numba' needs numba: pip install numba (or radbook[fast]).")
-    return engine != 'numpy' and numba is not None
+    if engine == 'numpy' or (engine == 'auto' and work < _COMPILED_WORK): return False
+    if _count_kernel() is None:
+        if engine == 'numba': raise ImportError("engine='numba' needs numba: pip install numba (or radbook[fast]).")
+        return False
+    return True
 
 def _numba_counts(X, pairs, c, s, lo, width, n_bins):
     "`projection_counts` by the compiled kernel: one part of the rows per thread, their counts added."
-    n_parts = max(1, min(numba.get_num_threads(), len(X) // _PARALLEL_ROWS))
+    kernel, n_threads = _count_kernel()
+    n_parts = max(1, min(n_threads(), len(X) // _PARALLEL_ROWS))
     counts = np.zeros((n_parts, len(pairs), len(c), n_bins), dtype=np.int64)
-    _count_kernel(np.ascontiguousarray(X), np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]), c, s,
+    kernel(np.ascontiguousarray(X), np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]), c, s,
                   np.ascontiguousarray(lo), np.ascontiguousarray(width), n_bins, n_parts, counts)
     return counts.sum(axis=0)
 
 # %% ../nbs/02_radon.ipynb #3e9b1202
 def projection_counts(X, pairs, directions, lo, width, n_bins: int, chunk_size: int = 4096, engine: str = 'auto') -> np.ndarray:
-    "Counts of projected samples per bin: int64 array of shape (n_pairs, n_directions, n_bins); `engine` 'numba' (the default when installed) or 'numpy' (below)."
+    "Counts of projected samples per bin: int64 array of shape (n_pairs, n_directions, n_bins), by the compiled counter (`engine='numba'`; 'auto': when numba is installed and the call projects at least 2**22 values) or numpy (the same counts)."
     X, n_bins = _check_X(X), _check_n_bins(n_bins)
     pairs, (c, s) = _check_pairs(pairs, X.shape[1]), _check_directions(directions)
     P, M = len(pairs), len(c)
     lo, width = _check_bins(lo, width, (P, M))
-    if _use_numba(engine): return _numba_counts(X, pairs, c, s, lo, width, n_bins)
+    if _use_numba(engine, len(X) * P * M): return _numba_counts(X, pairs, c, s, lo, width, n_bins)
     offset = (np.arange(P * M) * n_bins).reshape(P, M)
     counts = np.zeros(P * M * n_bins, dtype=np.int64)
     for start, stop in _chunks(len(X), chunk_size, P * M):
