@@ -39,6 +39,11 @@ def is_dask_array(X) -> bool:
     "True for a Dask array (checked without importing Dask)."
     return type(X).__module__.split('.')[0] == 'dask' and hasattr(X, 'blocks') and hasattr(X, 'numblocks')
 
+def _dask_rows(X):
+    "A 2-D Dask array with one block across its columns (its row blocks are the chunks)."
+    if X.ndim != 2: raise ValueError(f"X must be 2-D (rows, features), got a Dask array of shape {X.shape}.")
+    return X.rechunk({1: -1}) if X.numblocks[1] > 1 else X
+
 def is_chunked(X) -> bool:
     "True when `X` is read chunk by chunk rather than as one table: a memmap, a Dask array, or an iterable of chunks that is not array-like."
     if isinstance(X, np.memmap) or is_dask_array(X): return True
@@ -66,8 +71,7 @@ def check_chunk(chunk, n_features: int = None, start: int = 0) -> np.ndarray:
 def iter_chunks(X, chunk_size: int = None):
     "Yield `(start, chunk)`: the rows of `X` (array, memmap, Dask array or re-iterable of 2-D chunks) as checked float chunks with the index of their first row."
     if is_dask_array(X):
-        if X.ndim != 2: raise ValueError(f"X must be 2-D (rows, features), got a Dask array of shape {X.shape}.")
-        X = X.rechunk({1: -1}) if X.numblocks[1] > 1 else X
+        X = _dask_rows(X)
         source = (X.blocks[b].compute() for b in range(X.numblocks[0]))
     elif isinstance(X, np.ndarray):
         if X.ndim != 2: raise ValueError(f"X must be 2-D (rows, features), got shape {X.shape}.")
@@ -119,7 +123,10 @@ _NO_CAP = -1           # caps entry: track the distinct values whatever their nu
 
 def _bottom(index, keys, rows, k):
     "The `k` entries with the smallest `(key, index)`, sorted by index."
-    if len(index) > k: keep = np.lexsort((index, keys))[:k]; index, keys, rows = index[keep], keys[keep], rows[keep]
+    if len(index) > k:  # the k-th smallest key by a partition, then an exact sort of the few at or below it (ties too)
+        near = np.flatnonzero(keys <= np.partition(keys, k - 1)[k - 1])
+        keep = near[np.lexsort((index[near], keys[near]))[:k]]
+        index, keys, rows = index[keep], keys[keep], rows[keep]
     order = np.argsort(index, kind='stable')
     return index[order], keys[order], rows[order]
 
@@ -170,6 +177,7 @@ def summarize(chunk, start: int, seed: int, validation_fraction: float = 0.0, ca
     values = []
     for n, cap in enumerate(caps):
         if cap == 0: values.append(None); continue
+        if cap != _NO_CAP and len(np.unique(chunk[:8 * cap + 8, n])) > cap: values.append(None); continue  # cheap: a prefix
         v, c = np.unique(chunk[:, n], return_counts=True)
         values.append(None if cap != _NO_CAP and len(v) > cap else (v, c.astype(np.int64)))
     return Summary(K, chunk.min(axis=0), chunk.max(axis=0), _bottom(index, keys, chunk, k),
@@ -187,9 +195,8 @@ def data_pass(X, fn, chunk_size: int = None, progress: bool = False, desc: str =
     "`fn(chunk, start)` over the chunks of `X` (see `iter_chunks`), added up with `+`; a Dask array's blocks are mapped and added by Dask."
     if is_dask_array(X):
         import dask
-        if X.ndim != 2: raise ValueError(f"X must be 2-D (rows, features), got a Dask array of shape {X.shape}.")
+        X = _dask_rows(X)
         if any(np.isnan(c) for c in X.chunks[0]): X = X.compute_chunk_sizes()
-        X = X.rechunk({1: -1}) if X.numblocks[1] > 1 else X
         blocks = X.to_delayed().ravel()
         parts = [dask.delayed(_dask_block)(fn, b, s) for b, s in zip(blocks, _block_starts(X))]
         while len(parts) > 1:  # a tree of additions: the results meet in pairs on the workers

@@ -20,7 +20,8 @@ from threadpoolctl import threadpool_limits
 from .cpd import cpd_from_pairwise
 from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries, point_mass
 from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators)
-from .datapass import Counts, check_chunk, data_pass, is_chunked, is_dask_array, split_counts, summarize, Summary, _NO_CAP
+from .datapass import (Counts, check_chunk, data_pass, is_chunked, is_dask_array, split_counts, summarize, Summary,
+                               _NO_CAP, _dask_rows)
 from .tables import (robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete,
                             is_frame, encode_frame, decode_frame)
 from .optim import project_simplex, simplex_lstsq, pgd_batch
@@ -912,7 +913,7 @@ class RAD(DensityMixin, BaseEstimator):
             else:
                 plan, n = stream['plan'], stream['counts'].n_samples
                 stream['summary'] += summarize(check_chunk(X), n, plan['seed'], float(self.validation_fraction),
-                                               k=stream['summary'].k)  # more held-out rows to score ranks with
+                                               caps=stream['summary'].caps, k=stream['summary'].k)  # more held-out rows
                 stream['counts'] += self._count(X, plan, prepare=plan['check'], offset=n)
             self._solve(stream['plan'], stream['counts'], stream['plan']['prepare'](stream['summary'].held_out),
                         copy.deepcopy(stream['rng']))  # every call's solve starts from the same random stream
@@ -927,8 +928,7 @@ class RAD(DensityMixin, BaseEstimator):
         category) has probability 0: its row gets -inf, with a warning."""
         check_is_fitted(self)
         if is_dask_array(X):
-            X = X.rechunk({1: -1}) if X.ndim == 2 and X.numblocks[1] > 1 else X
-            return X.map_blocks(self.score_samples, drop_axis=1, dtype=float)
+            return _dask_rows(X).map_blocks(self.score_samples, drop_axis=1, dtype=float)
         X, unseen = snap_discrete(self._table(X, reset=False), self.dictionaries_)
         if unseen.any():
             n = int(np.flatnonzero(unseen.any(axis=0))[0])
