@@ -148,7 +148,7 @@ def main():
     ap.add_argument('--rows', type=int, default=10_000_000)
     ap.add_argument('--path', default=None, help="the .npy file (default /tmp/radbook_gaussian_ROWS.npy; written if absent)")
     ap.add_argument('--mode', nargs='+', default=['stream'], choices=['stream', 'memmap', 'dask'])
-    ap.add_argument('--chunk-rows', type=int, default=262_144)
+    ap.add_argument('--chunk-rows', type=int, default=65_536)
     ap.add_argument('--dask-rows', type=int, default=2_000_000)
     ap.add_argument('--dask-block-rows', type=int, default=250_000)
     a = ap.parse_args()

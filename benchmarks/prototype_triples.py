@@ -38,10 +38,8 @@ from sklearn.utils import check_random_state
 from radbook.dictionaries import DictionaryCPD, atom_spec, paper_family
 from radbook.metrics import jsd
 from radbook.optim import project_simplex
-from radbook.rad import RAD, RadonLoss, auto_bins, rad_solve
-
-_BIN_SAMPLES = 10_000  # as RAD before its data pass: bin ranges from at most this many rows
-from radbook.radon import feature_pairs
+from radbook.datapass import held_out_rows
+from radbook.rad import RAD, rad_losses, rad_solve
 
 
 def sphere_directions(M, rng):
@@ -116,9 +114,10 @@ class TripleLoss:
         self.y3, self.c3, self.yy3 = y3, y3 @ self.R3, float((y3 * y3).sum())
         return self
 
-    def with_target(self, y_pairs, y3):
+    def with_target(self, pair_loss, y3):
+        "A copy on other data: `pair_loss` (the pairs' loss on them, e.g. from `rad_losses`) and triple histograms `y3`."
         new = object.__new__(TripleLoss); new.__dict__.update(self.__dict__)
-        new.pl = self.pl.with_target(y_pairs)
+        new.pl = pair_loss
         return new.set_target(y3)
 
     def _t3(self, B, lam):
@@ -156,38 +155,49 @@ class TripleLoss:
         loss = f + self.w3 * f3
         return (float(loss[0]), (gB[0], glam[0])) if single else (loss, (gB, glam))
 
+    def objective(self, params):
+        "The minimised objective of a batch (no smoothing penalty: the prototype runs with smoothing 0)."
+        return self.value(*params)
+
     def project(self, params):
         B, lam = params
         return project_simplex(B, axis=B.ndim - 2, mask=self.mask[:, :, None]), project_simplex(lam, axis=-1)
 
 
 def fit_rad3(X, dictionaries, F, seed, w3, n_triples=56, M3=40, n_init=8, triple_seed=None, return_parts=False):
-    """Mimics RAD.fit (same rng stream, so w3=0 reproduces RAD* exactly) with the triple term added.
-    The triple directions, bin rows and triple subset come from a separate rng."""
+    """RAD.fit's own steps (`_summary`, `_plan`, `_count`, `rad_losses`, then `rad_solve` as `_solve` calls it for a
+    fixed rank and smoothing 0), with the triple term added, so w3=0 reproduces
+    `RAD(F, dictionaries=dictionaries, n_init=n_init, random_state=seed).fit(X)` bit for bit.
+    The pairs are in RAD's standard units, the triples in the table's units with the shared dictionary: the triple
+    term depends only on B and lam, which weigh the same atoms in either units. Triple bins come from the summary's
+    sample of rows, the triples' held-out rows are the pairs' (`held_out_rows`), and the triple directions and subset
+    come from a separate rng."""
     K, N = X.shape
-    n_bins = auto_bins(K)
+    est = RAD(F, dictionaries=dictionaries, n_init=n_init, random_state=seed)
+    est._check_solver_params(); est._check_table_params()
+    X = est._input(X)  # validated, as fit does
     rng = check_random_state(seed)
-    est = RAD(F, dictionaries=dictionaries, random_state=seed)
-    pairs = feature_pairs(N)
-    Rs, group, counts, _ = est._statistics(X, dictionaries, pairs, n_bins, rng)
-    n_val = int(round(0.2 * K)); n_atoms = [len(d) for d in dictionaries]
-    order = rng.permutation(K)
-    c_fit, c_val = counts(order[n_val:]), counts(order[:n_val])
-    pl = RadonLoss(Rs, group, pairs, n_atoms, c_fit / (K - n_val))
-    pval, pfull = pl.with_target(c_val / n_val), pl.with_target((c_fit + c_val) / K)
+    row_seed = int(rng.randint(2**31 - 1))
+    summary = est._summary(X, row_seed)
+    plan = est._plan(summary, row_seed, rng)
+    counts = est._count(X, plan)
+    n_bins, n_atoms = plan['n_bins'], [len(d) for d in plan['dictionaries']]
+    pair_fit, pair_val, pair_full = rad_losses(plan['Rs'], plan['group'], plan['pairs'], n_atoms, counts)
+    held = held_out_rows(0, K, row_seed, float(est.validation_fraction))
     # triples
     trng = check_random_state(10_000 + seed if triple_seed is None else triple_seed)
     all_tr = np.array(list(itertools.combinations(range(N), 3)))
     triples = all_tr if n_triples >= len(all_tr) else all_tr[np.sort(trng.choice(len(all_tr), n_triples, replace=False))]
     D = sphere_directions(M3, trng)
-    rows = trng.permutation(K)[:_BIN_SAMPLES] if K > _BIN_SAMPLES else slice(None)
-    lo, width = triple_bins(X[rows], triples, D, n_bins)
+    lo, width = triple_bins(summary.sample, triples, D, n_bins)
     R3 = radon3_gauss(dictionaries[0], D, lo, width, n_bins)
-    t3f = triple_counts(X[order[n_val:]], triples, D, lo, width, n_bins)
-    t3v = triple_counts(X[order[:n_val]], triples, D, lo, width, n_bins)
-    loss = TripleLoss(pl, R3, triples, t3f / (K - n_val), w3)
-    val, full = loss.with_target(c_val / n_val, t3v / n_val), loss.with_target((c_fit + c_val) / K, (t3f + t3v) / K)
-    sol = rad_solve(loss, F, val=val, full=full, n_init=n_init, random_state=rng)
+    t3f = triple_counts(X[~held], triples, D, lo, width, n_bins)
+    t3v = triple_counts(X[held], triples, D, lo, width, n_bins)
+    loss = TripleLoss(pair_fit, R3, triples, t3f / counts.n_fit, w3)
+    val, full = loss.with_target(pair_val, t3v / counts.n_val), loss.with_target(pair_full, (t3f + t3v) / K)
+    sol = rad_solve(loss, F, val=val, full=full, init=est.init, combine=est.combine, max_iter=est.max_iter, tol=est.tol,
+                    patience=est.patience, accelerate=est.accelerate, rho=est.rho, n_alt=est.n_alt, random_state=rng,
+                    precondition=est.precondition, n_init=est.n_init)
     if return_parts: return sol, dict(loss=loss, val=val, full=full, R3=R3, D=D, lo=lo, width=width, triples=triples)
     return sol
 
@@ -200,6 +210,8 @@ def main(K, seed, w3s, family='gaussian'):
     t0 = time.perf_counter()
     rad = RAD(truth.n_components, dictionaries=truth.dictionaries, random_state=seed).fit(X)
     print(f"{family} K={K} seed={seed} RAD*: JSD {score(rad.weights_, rad.coefs_):.4f} ({time.perf_counter() - t0:.1f} s)", flush=True)
+    same = fit_rad3(X, truth.dictionaries, truth.n_components, seed, 0.0)
+    print(f"  triples at w3=0 reproduce RAD*: {np.array_equal(same.weights, rad.weights_)}", flush=True)
     for w3 in w3s:
         t0 = time.perf_counter()
         sol = fit_rad3(X, truth.dictionaries, truth.n_components, seed, w3)

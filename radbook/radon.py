@@ -138,7 +138,7 @@ def bin_edges(X, pairs, directions, n_bins: int, shared: bool = False, chunk_siz
     return lo, width
 
 # %% ../nbs/02_radon.ipynb #7a15dbb8
-_PARALLEL_ROWS = 65_536  # the compiled counter splits rows over its threads from this many rows on
+_PARALLEL_WORK = 2 ** 21  # the compiled counter gives each thread at least this many projected values (a few ms)
 _COMPILED_WORK = 2 ** 22  # engine='auto' compiles from this many projected values per call (numba's import costs ~100 MiB)
 _kernel = None
 
@@ -176,7 +176,7 @@ def _use_numba(engine, work: int) -> bool:
 def _numba_counts(X, pairs, c, s, lo, width, n_bins):
     "`projection_counts` by the compiled kernel: one part of the rows per thread, their counts added."
     kernel, n_threads = _count_kernel()
-    n_parts = max(1, min(n_threads(), len(X) // _PARALLEL_ROWS))
+    n_parts = max(1, min(n_threads(), len(X) * len(pairs) * len(c) // _PARALLEL_WORK, len(X)))
     counts = np.zeros((n_parts, len(pairs), len(c), n_bins), dtype=np.int64)
     kernel(np.ascontiguousarray(X), np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]), c, s,
                   np.ascontiguousarray(lo), np.ascontiguousarray(width), n_bins, n_parts, counts)
@@ -330,6 +330,17 @@ def _radon_monte_carlo(dict_j, dict_k, c, s, lo, width, n_bins, n_mc, rng):
     R = R.reshape(len(dict_j), Lk, M, n_bins) / n_mc
     return np.ascontiguousarray(R.transpose(2, 3, 0, 1))
 
+_RADON_SLICE = 2 ** 18  # exact R is computed this many entries (2 MB) at a time, a few directions per slice
+
+def _radon_exact_sliced(dict_j, dict_k, c, s, lo, width, n_bins, size=_RADON_SLICE):
+    "`_radon_exact` over slices of about `size` entries (whole directions) written into one array: the same values, 1/4 the peak memory."
+    per = max(1, size // (n_bins * len(dict_j) * len(dict_k)))
+    if per >= len(c): return _radon_exact(dict_j, dict_k, c, s, lo, width, n_bins)
+    R = np.empty((len(c), n_bins, len(dict_j), len(dict_k)))
+    for m in range(0, len(c), per):
+        R[m:m + per] = _radon_exact(dict_j, dict_k, c[m:m + per], s[m:m + per], lo[m:m + per], width[m:m + per], n_bins)
+    return R
+
 def radon_matrix(dict_j, dict_k, directions, lo, width, n_bins: int, method: str = 'exact',
                  n_mc: int = 2000, random_state=None) -> np.ndarray:
     "$R_{jk}$ of shape (n_directions, n_bins, L_j, L_k): P(c_m X_a + s_m Y_b in bin i of direction m)."
@@ -339,7 +350,7 @@ def radon_matrix(dict_j, dict_k, directions, lo, width, n_bins: int, method: str
     for name, d in (('dict_j', dict_j), ('dict_k', dict_k)):
         if not isinstance(d, (list, tuple)) or len(d) == 0 or not all(is_atom(a) for a in d):
             raise TypeError(f"{name} must be a non-empty list of atoms (gaussian, laplacian, point_mass or frozen scipy.stats).")
-    if method == 'exact': return _radon_exact(list(dict_j), list(dict_k), c, s, np.array(lo), np.array(width), n_bins)
+    if method == 'exact': return _radon_exact_sliced(list(dict_j), list(dict_k), c, s, np.array(lo), np.array(width), n_bins)
     if method == 'monte_carlo':
         if not isinstance(n_mc, numbers.Integral) or n_mc < 1:
             raise ValueError(f"n_mc must be a positive integer, got {n_mc!r}.")
