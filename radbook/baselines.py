@@ -54,7 +54,7 @@ def feature_bins(X, dictionaries, n_bins: int) -> tuple:
     lo, width = np.empty(len(groups)), np.empty(len(groups))
     for g in range(groups.max() + 1):
         cols = groups == g
-        ends = np.array([[X[:, cols].min(), 0.0], [X[:, cols].max(), 0.0]])  # the pooled range, as a projection on (1, 0)
+        ends = np.array([[np.nanmin(X[:, cols]), 0.0], [np.nanmax(X[:, cols]), 0.0]])  # the pooled range (NaN: missing), as a projection on (1, 0)
         l, w = bin_edges(ends, [[0, 1]], [[1.0, 0.0]], n_bins)
         lo[cols], width[cols] = l[0, 0], w[0, 0]
     return lo, width
@@ -75,9 +75,13 @@ def histogram_operators(dictionaries, pairs, lo, width, n_bins: int) -> tuple:
     return Rs, group
 
 def pair_histograms(X, pairs, lo, width, n_bins: int) -> np.ndarray:
-    "2-D counts of every pair of features: int64 array of shape (n_pairs, n_bins, n_bins), `[p, i_j, i_k]`."
-    idx = bin_index(X, lo, width, n_bins)  # (n_samples, n_features), the rule used for point masses too
-    return np.stack([np.bincount(idx[:, j] * n_bins + idx[:, k], minlength=n_bins * n_bins)
+    """2-D counts of every pair of features: int64 array of shape (n_pairs, n_bins, n_bins), `[p, i_j, i_k]`. A pair
+    counts the rows that have both of its features (NaN marks a missing entry)."""
+    X = np.asarray(X, dtype=float)
+    seen = ~np.isnan(X)
+    idx = bin_index(np.where(seen, X, 0.0), lo, width, n_bins)  # (n_samples, n_features), the rule used for point masses too
+    both = lambda j, k: slice(None) if seen.all() else seen[:, j] & seen[:, k]
+    return np.stack([np.bincount(idx[both(j, k), j] * n_bins + idx[both(j, k), k], minlength=n_bins * n_bins)
                      for j, k in pairs]).reshape(len(pairs), n_bins, n_bins)
 
 def _pair_counts(rows, pairs, lo, width, n_bins):

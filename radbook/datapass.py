@@ -54,7 +54,7 @@ def is_chunked(X) -> bool:
     return True
 
 def check_chunk(chunk, n_features: int = None, start: int = 0) -> np.ndarray:
-    "`chunk` as a 2-D float array, with a clear error when it is not 2-D, has another number of columns, or holds nan or inf (rows counted from `start`)."
+    "`chunk` as a 2-D float array, with a clear error when it is not 2-D, has another number of columns, or holds inf (rows counted from `start`); NaN marks a missing entry."
     try: a = np.asarray(chunk, dtype=np.float64)
     except (TypeError, ValueError) as e:
         raise TypeError(f"The chunk starting at row {start} is not numeric ({e}); encode categories as numbers first.") from None
@@ -62,10 +62,11 @@ def check_chunk(chunk, n_features: int = None, start: int = 0) -> np.ndarray:
         raise ValueError(f"Every chunk must be a 2-D array (rows, features); the chunk starting at row {start} has shape {a.shape}.")
     if n_features is not None and a.shape[1] != n_features:
         raise ValueError(f"The chunk starting at row {start} has {a.shape[1]} columns, but the first chunk had {n_features}.")
-    bad = ~np.isfinite(a)
+    bad = np.isinf(a)
     if bad.any():
         i, n = np.argwhere(bad)[0]
-        raise ValueError(f"X contains nan or inf (row {start + i}, feature {n}: {a[i, n]}); remove or impute those rows first.")
+        raise ValueError(f"X contains inf (row {start + i}, feature {n}: {a[i, n]}); remove those rows, or mark the "
+                         "entries missing with NaN.")
     return a
 
 def iter_chunks(X, chunk_size: int = None):
@@ -154,7 +155,7 @@ class Summary:
         if other.n_features != self.n_features:
             raise ValueError(f"Summaries of {self.n_features} and {other.n_features} columns do not merge.")
         cat = lambda a, b: tuple(np.concatenate([x, y]) for x, y in zip(a, b))
-        return Summary(self.n_samples + other.n_samples, np.minimum(self.lo, other.lo), np.maximum(self.hi, other.hi),
+        return Summary(self.n_samples + other.n_samples, np.fmin(self.lo, other.lo), np.fmax(self.hi, other.hi),
                        _bottom(*cat((self.sample_index, self._sample_keys, self.sample),
                                     (other.sample_index, other._sample_keys, other.sample)), self.k),
                        _bottom(*cat((self.held_index, self._held_keys, self.held_out),
@@ -177,10 +178,12 @@ def summarize(chunk, start: int, seed: int, validation_fraction: float = 0.0, ca
     values = []
     for n, cap in enumerate(caps):
         if cap == 0: values.append(None); continue
-        if cap != _NO_CAP and len(np.unique(chunk[:8 * cap + 8, n])) > cap: values.append(None); continue  # cheap: a prefix
-        v, c = np.unique(chunk[:, n], return_counts=True)
+        x = chunk[:, n]
+        if np.isnan(x).any(): x = x[~np.isnan(x)]  # missing entries are not values
+        if cap != _NO_CAP and len(np.unique(x[:8 * cap + 8])) > cap: values.append(None); continue  # cheap: a prefix
+        v, c = np.unique(x, return_counts=True)
         values.append(None if cap != _NO_CAP and len(v) > cap else (v, c.astype(np.int64)))
-    return Summary(K, chunk.min(axis=0), chunk.max(axis=0), _bottom(index, keys, chunk, k),
+    return Summary(K, np.fmin.reduce(chunk, axis=0), np.fmax.reduce(chunk, axis=0), _bottom(index, keys, chunk, k),  # NaN skipped
                    _bottom(index[held], keys[held], chunk[held], k), int(held.sum()), values, caps, k)
 
 # %% ../nbs/03b_datapass.ipynb #f850f243

@@ -5,6 +5,7 @@
 # %% ../nbs/01_dictionaries.ipynb #d9019e59
 from __future__ import annotations
 import numbers
+import operator
 import numpy as np
 from scipy import stats
 from scipy.special import logsumexp
@@ -170,11 +171,16 @@ class DictionaryCPD:
     def n_features(self): return len(self.coefs)
 
     def _factor(self, n, x) -> tuple:
-        "Feature `n`'s factor of every component at `x`, shifted: `(mixed, shift, logp)`, factor = mixed * exp(shift)."
-        logp = atom_logpdfs(self.dictionaries[n], x)
+        """Feature `n`'s factor of every component at `x`, shifted: `(mixed, shift, logp)`, factor = mixed * exp(shift).
+        A missing entry (NaN) has factor 1 in every component: its atoms integrate to one (the marginal)."""
+        missing = np.isnan(x)
+        logp = atom_logpdfs(self.dictionaries[n], np.where(missing, 0.0, x))
+        logp[missing] = 0.0
         shift = logp.max(axis=1)
         shift[~np.isfinite(shift)] = 0.0
-        return np.exp(logp - shift[:, None]) @ self.coefs[n], shift, logp
+        mixed = np.exp(logp - shift[:, None]) @ self.coefs[n]
+        mixed[missing] = 1.0
+        return mixed, shift, logp
 
     def component_logpdf(self, X) -> np.ndarray:
         "Log density of each component at each sample: shape (n_samples, n_components)."
@@ -219,10 +225,47 @@ class DictionaryCPD:
         "Density at each row of `X`."
         return np.exp(self.logpdf(X))
 
+    def score_samples(self, X) -> np.ndarray:
+        "Log density of each row of `X` (`logpdf`, under scikit-learn's name); NaN entries are marginalised out."
+        return self.logpdf(X)
+
     def marginal(self, features) -> "DictionaryCPD":
-        "The marginal density of the listed `features`: the same weights with only their coefficients (a CPD property)."
-        features = list(features)
-        return DictionaryCPD(self.weights, [self.coefs[n] for n in features], [self.dictionaries[n] for n in features])
+        """The marginal density of the listed `features`: the same weights with only their coefficients (a CPD property);
+        its attribute `features` lists them."""
+        features = [operator.index(n) for n in features]
+        if not features or not all(0 <= n < self.n_features for n in features):
+            raise ValueError(f"features must be a non-empty list of feature indices below {self.n_features}, got {features}.")
+        out = DictionaryCPD(self.weights, [self.coefs[n] for n in features], [self.dictionaries[n] for n in features])
+        out.features = np.array(features)
+        return out
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior probability of each component given each row of `X`: shape (n_samples, n_components), from the
+        observed entries (NaN marks a missing one). A row that has density 0 under every component raises a ValueError."""
+        with np.errstate(divide='ignore'):
+            logr = self.component_logpdf(X) + np.log(self.weights)
+        norm = logsumexp(logr, axis=1, keepdims=True)
+        bad = np.flatnonzero(~np.isfinite(norm[:, 0]))
+        if len(bad):
+            raise ValueError(f"{len(bad)} rows have density 0 under every component (e.g. row {bad[0]}: "
+                             f"{np.asarray(X, float)[bad[0]]}), so no posterior exists; a discrete value no atom has?")
+        return np.exp(logr - norm)
+
+    def component_means(self) -> np.ndarray:
+        "The mean of every feature in every component: shape (n_components, n_features), $B_n^T\\mu_n$ with $\\mu_n$ the atom means."
+        return np.column_stack([B.T @ _atom_means(d) for B, d in zip(self.coefs, self.dictionaries)])
+
+    def conditional(self, x) -> "DictionaryCPD":
+        """The density of the missing entries of one row `x` (NaN marks them) given its observed ones: the CPD of the
+        missing features with weights `predict_proba(x)` (the components' posterior); attribute `features` lists them."""
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.n_features,):
+            raise ValueError(f"x must be one row of {self.n_features} values (NaN where free), got shape {x.shape}.")
+        free = np.flatnonzero(np.isnan(x))
+        if len(free) == 0: raise ValueError("x has no missing entry (NaN): nothing is left to have a density.")
+        out = DictionaryCPD(self.predict_proba(x[None])[0], [self.coefs[n] for n in free], [self.dictionaries[n] for n in free])
+        out.features = free
+        return out
 
     def sample(self, n_samples: int = 1, random_state=None):
         "Draw `n_samples` rows; returns `(X, labels)` with the component of each row, as `GaussianMixture.sample`."
@@ -246,6 +289,10 @@ class DictionaryCPD:
 
     def __repr__(self):
         return f"DictionaryCPD(n_components={self.n_components}, n_features={self.n_features}, atoms={[len(d) for d in self.dictionaries]})"
+
+def _atom_means(dictionary) -> np.ndarray:
+    "The mean of every atom (a point mass's value; scipy's mean for other atoms)."
+    return np.array([atom_spec(a)[1] if atom_spec(a)[0] != 'other' else float(a.mean()) for a in dictionary])
 
 # %% ../nbs/01_dictionaries.ipynb #40f0ce1a
 PAPER_FAMILIES = {

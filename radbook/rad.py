@@ -28,8 +28,8 @@ from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
 __all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve', 'merge_solutions',
-           'auto_bins', 'atom_budget', 'climb_ranks', 'floor_coefs', 'standard_rows', 'rad_dictionaries', 'rad_losses',
-           'select_candidate', 'RAD']
+           'auto_bins', 'atom_budget', 'climb_ranks', 'floor_coefs', 'standard_rows', 'rad_dictionaries', 'histograms',
+           'rad_losses', 'select_candidate', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
 _DENSE_INCIDENCE = 4096  # `_incidence` matrices up to this many entries stay dense (a sparse product costs more calls)
@@ -494,9 +494,10 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
                 std.append([point_mass(float(z)) for z in standardize(tracked[0], centre[n], scale[n])])
                 values.append(tracked[0])
             else:
-                std.append(auto_dictionary(Z[:, n], max_discrete=max_discrete, discrete=False, max_atoms=max_atoms,
+                seen = ~np.isnan(Z[:, n])  # a column's dictionary from the values it has
+                std.append(auto_dictionary(Z[seen, n], max_discrete=max_discrete, discrete=False, max_atoms=max_atoms,
                                            random_state=rng))
-                values.append(np.unique(summary.sample[:, n]))
+                values.append(np.unique(summary.sample[seen, n]))
         return std, table_dictionaries(std, centre, scale, values), centre, scale
     table = check_dictionaries(dictionaries, N)
     sample = standard_rows(summary.sample, 0.0, 1.0, table, names)  # the given point masses, checked on the sample
@@ -504,13 +505,24 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     centre, scale = units(sample, np.array([ids.setdefault(id(d), len(ids)) for d in table]))  # shared lists, shared units
     return standard_dictionaries(table, centre, scale), table, centre, scale
 
+def histograms(counts) -> np.ndarray:
+    """Counts over their total along the last axis (bins): the histograms $y_{jk}$. Each pair is divided by its own
+    number of rows, which with missing entries is the number of rows that have both of its features."""
+    counts = np.asarray(counts)
+    return counts / np.maximum(counts.sum(axis=-1, keepdims=True), 1)
+
 def rad_losses(Rs, group, pairs, n_atoms, counts: Counts, form: str = 'auto') -> tuple:
     """`(loss, val, full)`: $J_1$ on the training counts, on the held-out counts and on all of them, each histogram
-    normalised by its number of rows; `(J1 on all the counts, None, None)` when either side has no rows."""
+    normalised by its number of rows (`histograms`); `(J1 on all the counts, None, None)` when either side has no rows."""
+    empty = np.flatnonzero(counts.total.reshape(len(pairs), -1).sum(axis=1) == 0)
+    if len(empty):
+        j, k = np.asarray(pairs)[empty[0]]
+        raise ValueError(f"Features {j} and {k} are never observed together (every row misses one of them); "
+                         f"{len(empty)} pair(s) have no rows to fit.")
     if counts.n_val >= 1 and counts.n_fit >= 1:
-        return tuple(RadonLoss.for_targets(Rs, group, pairs, n_atoms, [counts.fit / counts.n_fit, counts.val / counts.n_val,
-                                                                       counts.total / counts.n_samples], form))
-    return RadonLoss(Rs, group, pairs, n_atoms, counts.total / counts.n_samples, form), None, None
+        return tuple(RadonLoss.for_targets(Rs, group, pairs, n_atoms, [histograms(counts.fit), histograms(counts.val),
+                                                                       histograms(counts.total)], form))
+    return RadonLoss(Rs, group, pairs, n_atoms, histograms(counts.total), form), None, None
 
 def select_candidate(solve, loss: RadonLoss, val: RadonLoss, ranks, gammas, score=None, verbose: int = 0) -> tuple:
     """Fit the candidates `(rank F, smoothing gamma)` with `solve(F)` (on `loss`, its smoothing set to gamma) and choose
@@ -741,15 +753,15 @@ class RAD(DensityMixin, BaseEstimator):
         if not is_frame(X):
             if reset: self._columns = None
             return validate_data(self, X, dtype=np.float64, reset=reset, ensure_min_samples=1 if not reset else 2,
-                                 ensure_min_features=2 if reset else 1)
+                                 ensure_min_features=2 if reset else 1, ensure_all_finite='allow-nan')
         if reset:
             Z, self._columns = encode_frame(X)
-            Z = validate_data(self, Z, dtype=np.float64, ensure_min_samples=2, ensure_min_features=2)
+            Z = validate_data(self, Z, dtype=np.float64, ensure_min_samples=2, ensure_min_features=2, ensure_all_finite='allow-nan')
             _check_feature_names(self, X, reset=True)
             return Z
         _check_feature_names(self, X, reset=False)
         Z = encode_frame(X, self._columns)[0] if self._columns is not None else np.asarray(X, dtype=np.float64)
-        Z = check_array(Z, dtype=np.float64)
+        Z = check_array(Z, dtype=np.float64, ensure_all_finite='allow-nan')
         _check_n_features(self, Z, reset=False)
         return Z
 
@@ -759,6 +771,11 @@ class RAD(DensityMixin, BaseEstimator):
         self._columns = None
         if hasattr(self, 'feature_names_in_'): del self.feature_names_in_
         return X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # a missing entry is integrated out, in fit and in score
+        return tags
 
     def _feature_name(self, n) -> str:
         names = getattr(self, 'feature_names_in_', None)
@@ -771,7 +788,9 @@ class RAD(DensityMixin, BaseEstimator):
         twice (a list of arrays; see `radbook.datapass.iter_chunks`). Memmaps, Dask arrays and chunks are read chunk by
         chunk, twice: a summary, then the counts (notebook `03b_datapass`); the fit is the same as from the rows in memory.
         DataFrame columns may be numeric, boolean or categorical (category or text dtype; categories become discrete
-        features on their codes); `sample` then returns DataFrames of the same form."""
+        features on their codes); `sample` then returns DataFrames of the same form. A missing entry (NaN, or None / NA
+        in a DataFrame) is left out of what needs it: each pair of features is counted from the rows that have both,
+        and each column's units and dictionary come from its observed values (notebook `10_inference`)."""
         X = self._input(X)
         with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead, and stall on busy cores
             return self._fit(X)
@@ -801,6 +820,8 @@ class RAD(DensityMixin, BaseEstimator):
         K, N = summary.n_samples, summary.n_features
         if N < 2: raise ValueError(f"RAD fits pairs of features and needs at least 2 features, got {N}.")
         if K < 2: raise ValueError(f"RAD needs at least 2 samples, got {K}.")
+        empty = np.flatnonzero(np.isnan(summary.lo))
+        if len(empty): raise ValueError(f"Feature {self._feature_name(empty[0])} has no observed value: every entry is missing (NaN).")
         self.n_features_in_ = N
         return summary
 
@@ -923,9 +944,10 @@ class RAD(DensityMixin, BaseEstimator):
     def score_samples(self, X):
         """Log density of each row of `X`, array-like or DataFrame of shape (n_samples, n_features); returns shape (n_samples,).
 
-        A Dask array is scored block by block (a lazy Dask array back). Discrete values match the fitted ones up to a
-        relative 1e-6 (float32 round trips). A value of a discrete feature that was never seen in fit (or a new
-        category) has probability 0: its row gets -inf, with a warning."""
+        A missing entry (NaN, or None / NA in a DataFrame) is integrated out: the row's log density is that of its
+        observed entries, exactly (the marginal). A Dask array is scored block by block (a lazy Dask array back).
+        Discrete values match the fitted ones up to a relative 1e-6 (float32 round trips). A value of a discrete feature
+        that was never seen in fit (or a new category) has probability 0: its row gets -inf, with a warning."""
         check_is_fitted(self)
         if is_dask_array(X):
             return _dask_rows(X).map_blocks(self.score_samples, drop_axis=1, dtype=float)
@@ -941,6 +963,61 @@ class RAD(DensityMixin, BaseEstimator):
     def score(self, X, y=None):
         """Mean log density of the rows of `X` (as `GaussianMixture.score`); `y` is ignored."""
         return float(np.mean(self.score_samples(X)))
+
+    def predict_proba(self, X):
+        """Posterior probability of each mixture component given each row of `X`: shape (n_samples, n_components_), from
+        the row's observed entries (missing ones, NaN, are integrated out). A row that no component can produce (a
+        discrete value never seen in fit) raises a ValueError."""
+        check_is_fitted(self)
+        return self.density_.predict_proba(snap_discrete(self._table(X, reset=False), self.dictionaries_)[0])
+
+    def predict(self, X):
+        "The most probable component of each row of `X` (`predict_proba`'s argmax): a clustering of the rows."
+        return np.argmax(self.predict_proba(X), axis=1)
+
+    def _column_index(self, column) -> int:
+        "The index of `column`: an integer index, or a name from `feature_names_in_`."
+        names = [str(c) for c in getattr(self, 'feature_names_in_', [])]
+        if isinstance(column, numbers.Integral) and not isinstance(column, (bool, np.bool_)):
+            if 0 <= column < self.n_features_in_: return int(column)
+        elif str(column) in names: return names.index(str(column))
+        raise ValueError(f"Unknown column {column!r}: give an index in 0..{self.n_features_in_ - 1}"
+                         + (f" or a name among {names}." if names else "."))
+
+    def _value(self, n, value) -> float:
+        "`value` of column `n` as the model codes it (a category's code, a boolean's 0/1, a number)."
+        spec = self._columns[n] if self._columns is not None else None
+        if spec is not None and spec.kind == 'category':
+            if value not in spec.categories:
+                raise ValueError(f"Column {spec.name!r} has no category {value!r}; its categories are {spec.categories}.")
+            return float(spec.categories.index(value))
+        try: return float(value)
+        except (TypeError, ValueError): raise TypeError(f"The value of column {self._feature_name(n)} must be a number, got {value!r}.") from None
+
+    def marginal(self, columns):
+        """The fitted density of the listed `columns` (indices or names) alone, exactly: a `DictionaryCPD` in the table's
+        units (categories as their codes) with `score_samples`, `sample` and `predict_proba`; its `features` holds
+        the columns' indices."""
+        check_is_fitted(self)
+        if isinstance(columns, (str, numbers.Integral)): columns = [columns]
+        return self.density_.marginal([self._column_index(c) for c in columns])
+
+    def conditional(self, given: dict):
+        """The fitted density of the other columns given observed values, exactly: `given` maps columns (indices or
+        names) to values (labels for a categorical column). A `DictionaryCPD` over the remaining columns, in the table's
+        units (categories as codes), whose weights are the components' posterior given the observed values; its
+        `features` holds the remaining columns' indices."""
+        check_is_fitted(self)
+        if not isinstance(given, dict) or not given: raise TypeError(f"given must be a non-empty dict {{column: value}}, got {given!r}.")
+        x = np.full(self.n_features_in_, np.nan)
+        for column, value in given.items():
+            n = self._column_index(column)
+            x[n] = self._value(n, value)
+        x, unseen = snap_discrete(x[None], self.dictionaries_)
+        if unseen.any():
+            n = int(np.flatnonzero(unseen[0])[0])
+            raise ValueError(f"Column {self._feature_name(n)} never took the value {x[0, n]:g} in fit: it has probability 0.")
+        return self.density_.conditional(x[0])
 
     def sample(self, n_samples=1, random_state=None):
         """Draw `n_samples` rows from the fitted density; returns `(X, labels)` like `GaussianMixture.sample` (X a DataFrame when fitted on one)."""

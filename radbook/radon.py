@@ -71,11 +71,13 @@ def _chunks(n_samples, chunk_size, per_sample):
     return [(i, min(i + step, n_samples)) for i in range(0, n_samples, step)]
 
 # %% ../nbs/02_radon.ipynb #8723a300
-def _check_X(X):
+def _check_X(X, allow_nan: bool = False):
+    "`X` as a non-empty 2-D float array; inf is refused, and NaN (a missing entry) unless `allow_nan`."
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[0] == 0:
         raise ValueError(f"X must be a non-empty 2-D array of shape (n_samples, n_features), got shape {X.shape}.")
-    if not np.isfinite(X).all(): raise ValueError("X contains nan or inf; remove or impute those rows first.")
+    if allow_nan and np.isinf(X).any(): raise ValueError("X contains inf; remove those rows or mark the entries missing (NaN).")
+    if not allow_nan and not np.isfinite(X).all(): raise ValueError("X contains nan or inf; remove or impute those rows first.")
     return X
 
 def _check_pairs(pairs, n_features):
@@ -110,20 +112,27 @@ def _robust_range(X, pairs, c, s, tail, widen=0.25, block=_BLOCK):
     lo, hi = np.empty((len(pairs), len(c))), np.empty((len(pairs), len(c)))
     step = max(1, block // max(1, len(X) * len(c)))
     for a in range(0, len(pairs), step):  # a few pairs at a time: all rows of a projection are needed for its quantiles
-        q = np.quantile(_project(X, pairs[a:a + step], c, s), [tail, 1 - tail], axis=0)
+        p = _project(X, pairs[a:a + step], c, s)
+        q = np.nanquantile(p, [tail, 1 - tail], axis=0) if np.isnan(p).any() else np.quantile(p, [tail, 1 - tail], axis=0)
         lo[a:a + step], hi[a:a + step] = q[0] - widen * (q[1] - q[0]), q[1] + widen * (q[1] - q[0])
     return lo, hi
 
 def bin_edges(X, pairs, directions, n_bins: int, shared: bool = False, chunk_size: int = 4096, tail: float = 0.0) -> tuple:
-    "Equal-width bins on the range of each projection (with `tail` > 0, its robust range): `(lo, width)`, each (n_pairs, n_directions)."
-    X, n_bins = _check_X(X), _check_n_bins(n_bins)
+    """Equal-width bins on the range of each projection (with `tail` > 0, its robust range): `(lo, width)`, each
+    (n_pairs, n_directions). A NaN entry is missing: each pair's range comes from the rows that have both its features."""
+    X, n_bins = _check_X(X, allow_nan=True), _check_n_bins(n_bins)
     pairs, (c, s) = _check_pairs(pairs, X.shape[1]), _check_directions(directions)
     if not (isinstance(tail, numbers.Real) and 0 <= tail < 0.5): raise ValueError(f"tail must be in [0, 0.5), got {tail!r}.")
     shape = (len(pairs), len(c))
     pmin, pmax = np.full(shape, np.inf), np.full(shape, -np.inf)
     for start, stop in _chunks(len(X), chunk_size, shape[0] * shape[1]):
         p = _project(X[start:stop], pairs, c, s)
-        np.minimum(pmin, p.min(axis=0), out=pmin); np.maximum(pmax, p.max(axis=0), out=pmax)
+        np.fmin(pmin, np.fmin.reduce(p, axis=0), out=pmin); np.fmax(pmax, np.fmax.reduce(p, axis=0), out=pmax)  # NaN skipped
+    never = np.flatnonzero(np.isinf(pmin[:, 0]))
+    if len(never):
+        j, k = pairs[never[0]]
+        raise ValueError(f"Features {j} and {k} are never observed together (every row misses one of them), so "
+                         f"{len(never)} pair(s) have no projections to bin.")
     if tail > 0:  # never wider than the data; a degenerate central range (a heavy value) falls back to the full one
         rlo, rhi = _robust_range(X, pairs, c, s, tail)
         keep = rhi - rlo > 1e-12 * np.maximum(np.abs(rlo), np.abs(rhi))
@@ -155,6 +164,7 @@ def _count_kernel():
                 for i in range(t * K // n_parts, (t + 1) * K // n_parts):
                     for p in range(P):
                         xj, xk = X[i, pj[p]], X[i, pk[p]]
+                        if np.isnan(xj) or np.isnan(xk): continue  # a missing entry: not in this pair's counts
                         for m in range(M):
                             v = c[m] * xj
                             v += s[m] * xk
@@ -185,17 +195,20 @@ def _numba_counts(X, pairs, c, s, lo, width, n_bins):
 # %% ../nbs/02_radon.ipynb #3e9b1202
 def projection_counts(X, pairs, directions, lo, width, n_bins: int, chunk_size: int = 4096, engine: str = 'auto') -> np.ndarray:
     "Counts of projected samples per bin: int64 array of shape (n_pairs, n_directions, n_bins), by the compiled counter (`engine='numba'`; 'auto': when numba is installed and the call projects at least 2**22 values) or numpy (the same counts)."
-    X, n_bins = _check_X(X), _check_n_bins(n_bins)
+    X, n_bins = _check_X(X, allow_nan=True), _check_n_bins(n_bins)
     pairs, (c, s) = _check_pairs(pairs, X.shape[1]), _check_directions(directions)
     P, M = len(pairs), len(c)
     lo, width = _check_bins(lo, width, (P, M))
     if _use_numba(engine, len(X) * P * M): return _numba_counts(X, pairs, c, s, lo, width, n_bins)
     offset = (np.arange(P * M) * n_bins).reshape(P, M)
     counts = np.zeros(P * M * n_bins, dtype=np.int64)
+    gaps = bool(np.isnan(X).any())
     for start, stop in _chunks(len(X), chunk_size, P * M):
-        idx = _bin_index_inplace(_project(X[start:stop], pairs, c, s), lo, width, n_bins)
+        p = _project(X[start:stop], pairs, c, s)
+        seen = ~np.isnan(p) if gaps else None  # a missing entry leaves its row out of the pair's counts
+        with np.errstate(invalid='ignore'): idx = _bin_index_inplace(p, lo, width, n_bins)
         idx += offset
-        counts += np.bincount(idx.ravel(), minlength=P * M * n_bins)
+        counts += np.bincount(idx[seen] if gaps else idx.ravel(), minlength=P * M * n_bins)
     return counts.reshape(P, M, n_bins)
 
 # %% ../nbs/02_radon.ipynb #ab9a75dc

@@ -29,6 +29,8 @@ def robust_scale(X, groups=None) -> tuple:
     for g in np.unique(groups):
         cols = groups == g
         values = X[:, cols].ravel()
+        values = values[~np.isnan(values)]  # missing entries (NaN) do not count
+        if len(values) == 0: raise ValueError(f"Column {np.flatnonzero(cols)[0]} has no observed value (all missing).")
         centre[cols], scale[cols] = np.median(values), _scale_of(values)
     return centre, scale
 
@@ -78,7 +80,7 @@ def snap_discrete(X, dictionaries, rtol: float = 1e-6) -> tuple:
         nearest = np.where(np.abs(X[:, n] - left) <= np.abs(right - X[:, n]), left, right)
         close = np.abs(X[:, n] - nearest) <= tol
         X[close, n] = nearest[close]
-        if all(isinstance(a, PointMass) for a in d): unseen[:, n] = ~close
+        if all(isinstance(a, PointMass) for a in d): unseen[:, n] = ~close & ~np.isnan(X[:, n])  # NaN: missing, not unseen
     return X, unseen
 
 # %% ../nbs/03a_tables.ipynb #7954307e
@@ -116,8 +118,8 @@ def encode_frame(frame, specs=None) -> tuple:
     for n, spec in enumerate(specs):
         col = frame.iloc[:, n]
         if spec.kind == 'category':
-            if col.isna().any(): raise ValueError(f"Column {spec.name!r} has missing values; remove or impute them first.")
             X[:, n] = pd.Index(spec.categories).get_indexer(col)  # -1 for a category not seen in fit
+            X[col.isna().to_numpy(), n] = np.nan                   # a missing entry stays missing
         elif spec.kind == 'bool':
             X[:, n] = col.astype(float).to_numpy()
         else:

@@ -128,7 +128,7 @@ def test_bad_chunked_input_is_refused_with_the_row_named(X):
     with pytest.raises(TypeError, match='single-use iterator'):
         RAD().fit(c for c in [X[:100], X[100:200]])
     bad = X[100:200].copy()
-    bad[7, 2] = np.nan
+    bad[7, 2] = np.inf  # NaN is a missing entry; inf is refused
     with pytest.raises(ValueError, match='row 107, feature 2'):
         RAD().fit([X[:100], bad])
     with pytest.raises(ValueError, match='2 columns, but the first chunk had 6'):
