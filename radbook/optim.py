@@ -124,7 +124,7 @@ def _put(p, idx, v):
 def pgd_batch(fun, params, project, max_iter=1000, tol: float = 1e-9, step: float = 1.0, sigma: float = 1e-4,
               shrink: float = 0.5, accelerate: bool = False, callback=None, value=None, grow: float = None,
               precond=None) -> PGDBatchResult:
-    """`pgd` from a batch of starts (leading axis of every array) of one problem; `max_iter` is an int or one per run.
+    r"""`pgd` from a batch of starts (leading axis of every array) of one problem; `max_iter` is an int or one per run.
 
     `value`, if given, maps a batch of points to their objectives alone (cheaper than `fun`): the line search then
     tries its candidates with `value` and takes gradients only where the next step needs them (same iterates).

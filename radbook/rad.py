@@ -304,7 +304,7 @@ _STEP_CAP = 10.0     # component_steps: a light component's columns step at most
 _STEP_GROWTH = 1.1   # the step grows by this factor after an accepted step (pgd_batch's `grow`)
 
 def component_steps(params, cap: float = _STEP_CAP) -> tuple:
-    """Step scales for a batch `(B (S, N, L, F), lam (S, F))`: column r of every B_n gets $(\lambda_{max} / \max(\lambda_r,
+    r"""Step scales for a batch `(B (S, N, L, F), lam (S, F))`: column r of every B_n gets $(\lambda_{max} / \max(\lambda_r,
     \lambda_{max}/cap))^2$, the weights 1 (a diagonal preconditioner for `pgd_batch`, constant on every simplex)."""
     lam = params[1]
     top = lam.max(axis=1, keepdims=True)
@@ -442,7 +442,7 @@ def climb_ranks(grid, score) -> dict:
 _COEF_FLOOR = 1e-3  # RAD's coef_floor: the share of every factor spread evenly over its dictionary's atoms
 
 def floor_coefs(B, n_atoms, floor: float = _COEF_FLOOR) -> list:
-    """Every feature's coefficients `B[n, :L_n]` (B of shape (N, L, F), zero-padded) mixed with uniform weights:
+    r"""Every feature's coefficients `B[n, :L_n]` (B of shape (N, L, F), zero-padded) mixed with uniform weights:
     $(1 - \text{floor})\,B_n + \text{floor} / L_n$, so that no atom has zero weight in any component."""
     return [(1 - floor) * B[n, :L] + floor / L for n, L in enumerate(n_atoms)]
 
