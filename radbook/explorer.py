@@ -18,12 +18,12 @@ from .dictionaries import PAPER_FAMILIES, paper_family, atom_spec
 from .rad import RAD
 from .radon import feature_pairs, projection_counts, radon_matrix
 from .rad import auto_bins
-from .tables import standardize, standard_density
+from .tables import standardize, standard_density, is_frame
 from .metrics import jsd
 
 # %% auto #0
-__all__ = ['SAMPLE_SIZES', 'is_discrete', 'axis_cells', 'marginal_image', 'Profile', 'projection_profile', 'explorer_figure',
-           'FitRecord', 'Explorer', 'explorer_app']
+__all__ = ['SAMPLE_SIZES', 'is_discrete', 'axis_cells', 'data_cells', 'histogram_image', 'marginal_image', 'Profile',
+           'projection_profile', 'explorer_figure', 'FitRecord', 'Explorer', 'explorer_app']
 
 # %% ../nbs/08_explorer.ipynb #5abe48da
 def is_discrete(dictionary) -> bool:
@@ -40,6 +40,30 @@ def axis_cells(dictionary, n_cells: int = 60) -> tuple:
     sds = np.array([a.std() for a in dictionary])
     edges = np.linspace((means - 4 * sds).min(), (means + 4 * sds).max(), n_cells + 1)
     return edges, (edges[:-1] + edges[1:]) / 2
+
+def data_cells(x, discrete: bool, n_cells: int = 60) -> tuple:
+    "`(edges, centres)` of heatmap cells for one column of data `x` (NaN skipped): one per value if `discrete`, else `n_cells` over its central 99%."
+    x = np.asarray(x, dtype=float)
+    x = x[~np.isnan(x)]
+    if discrete:
+        v = np.unique(x)
+        half = np.diff(v) / 2 if len(v) > 1 else np.array([0.5])
+        return np.r_[v[0] - half[0], v[:-1] + half, v[-1] + half[-1]], v
+    lo, hi = np.quantile(x, [0.005, 0.995])
+    pad = 0.05 * (hi - lo) if hi > lo else 0.5 * max(1.0, abs(lo))
+    edges = np.linspace(lo - pad, hi + pad, n_cells + 1)
+    return edges, (edges[:-1] + edges[1:]) / 2
+
+def histogram_image(X, j: int, k: int, cells: tuple, discrete: tuple) -> np.ndarray:
+    """The data's 2-D histogram of columns `(j, k)` as a density on `cells` (shape (n_y, n_x), like `marginal_image`):
+    counts over the rows that have both, divided by each cell's width on continuous axes (1 on discrete ones)."""
+    X = np.asarray(X, dtype=float)
+    both = ~np.isnan(X[:, j]) & ~np.isnan(X[:, k])
+    (xe, _), (ye, _) = cells
+    H = np.histogram2d(X[both, j], X[both, k], bins=[xe, ye])[0].T
+    wx = np.ones(len(xe) - 1) if discrete[0] else np.diff(xe)
+    wy = np.ones(len(ye) - 1) if discrete[1] else np.diff(ye)
+    return H / max(both.sum(), 1) / np.outer(wy, wx)
 
 def marginal_image(density, j: int, k: int, cells: tuple) -> np.ndarray:
     "Density of the `(j, k)` marginal at the cell centres `cells = (x_cells, y_cells)`: shape (n_y, n_x), for `pcolormesh`."
@@ -58,6 +82,7 @@ class Profile:
     data: np.ndarray
     model: np.ndarray
     truth: np.ndarray = None
+    scale: tuple = (1.0, 1.0)  # the pair's units (RAD's `scale_`): the direction (cos, sin) of standard units is (cos * scale, sin * scale) in the data's
 
     @property
     def left(self) -> np.ndarray:
@@ -79,22 +104,27 @@ def projection_profile(rad: RAD, X, j: int, k: int, m: int, truth=None) -> Profi
     if len(hit) == 0: raise ValueError(f"RAD did not project the pair ({j}, {k}) (see its pairs_).")
     p, (c, s) = int(hit[0]), (rad.center_, rad.scale_)  # RAD's own bins, in its standard units
     lo, width = rad.bin_lo_[p, m:m + 1], rad.bin_width_[p, m:m + 1]
-    data = projection_counts(standardize(X, c, s), pairs[p:p + 1], direction, lo[None], width[None], n_bins)[0, 0] / len(X)
+    counts = projection_counts(standardize(X, c, s), pairs[p:p + 1], direction, lo[None], width[None], n_bins)[0, 0]
+    data = counts / max(counts.sum(), 1)  # over the rows that have both features (all rows without missing entries)
     model = _projected(standard_density(rad.density_, c, s), j, k, direction, lo, width, n_bins)
     true = None if truth is None else _projected(standard_density(truth, c, s), j, k, direction, lo, width, n_bins)
     theta = float(np.arctan2(direction[0, 1], direction[0, 0]))
-    return Profile(theta, float(lo[0]), float(width[0]), n_bins, data, model, true)
+    return Profile(theta, float(lo[0]), float(width[0]), n_bins, data, model, true, (float(s[j]), float(s[k])))
 
 # %% ../nbs/08_explorer.ipynb #505921e2
 def _label(n, dictionary):
     return f"$x_{{{n + 1}}}$" + (" (discrete)" if is_discrete(dictionary) else "")
 
-def _heatmap(ax, Z, cells, vmax, title, xlabel, ylabel, theta):
+def _heatmap(ax, Z, cells, vmax, title, xlabel, ylabel, direction, ticks=(None, None)):
+    "One heatmap with the projection's `direction` (a vector in the axes' units) as an arrow; `ticks` label category axes."
     (xe, xc), (ye, yc) = cells
     mesh = ax.pcolormesh(xe, ye, Z, cmap='magma', norm=PowerNorm(0.5, vmin=0, vmax=vmax), shading='flat')
-    cx, cy, r = (xe[0] + xe[-1]) / 2, (ye[0] + ye[-1]) / 2, 0.35 * min(xe[-1] - xe[0], ye[-1] - ye[0])
-    ax.annotate('', xy=(cx + r * np.cos(theta), cy + r * np.sin(theta)), xytext=(cx, cy),
+    u = np.array([direction[0] / (xe[-1] - xe[0]), direction[1] / (ye[-1] - ye[0])])  # in axes fractions
+    u = 0.35 * u / np.linalg.norm(u)
+    ax.annotate('', xy=(0.5 + u[0], 0.5 + u[1]), xytext=(0.5, 0.5), xycoords='axes fraction',
                 arrowprops=dict(arrowstyle='->', color='c', lw=1.5))
+    if ticks[0] is not None: ax.set_xticks(xc, ticks[0])
+    if ticks[1] is not None: ax.set_yticks(yc, ticks[1])
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     return mesh
 
@@ -103,29 +133,34 @@ def _history(ax, history, current, x):
     key = lambda h: (h['family'], h['seed'], h['K'], h[other])
     line = sorted((h for h in history if key(h) == key(current)), key=lambda h: h[x])
     rest = [h for h in history if key(h) != key(current) and (h['family'], h['seed']) == (current['family'], current['seed'])]
-    if rest: ax.scatter([h[x] for h in rest], [h['jsd'] for h in rest], s=14, c='0.7', label='other settings')
-    ax.errorbar([h[x] for h in line], [h['jsd'] for h in line], yerr=[2 * h['se'] for h in line], fmt='o-', ms=4,
+    if rest: ax.scatter([h[x] for h in rest], [h['value'] for h in rest], s=14, c='0.7', label='other settings')
+    ax.errorbar([h[x] for h in line], [h['value'] for h in line], yerr=[2 * h['se'] for h in line], fmt='o-', ms=4,
                 capsize=2, color='C0', label=f"K={current['K']:,}, {other}={current[other]}")
-    ax.scatter([current[x]], [current['jsd']], s=110, facecolors='none', edgecolors='C3', lw=1.5, zorder=3, label='current')
+    ax.scatter([current[x]], [current['value']], s=110, facecolors='none', edgecolors='C3', lw=1.5, zorder=3, label='current')
     xs = sorted({h[x] for h in line + rest} | {current[x]})
-    ax.set_xscale('log'); ax.set_xlim(xs[0] / 1.25, xs[-1] * 1.25); ax.set_ylim(bottom=0)
+    ax.set_xscale('log'); ax.set_xlim(xs[0] / 1.25, xs[-1] * 1.25)
+    if current.get('metric', 'JSD') == 'JSD': ax.set_ylim(bottom=0)
     if len(xs) <= 8: ax.set_xticks(xs)
     else: ax.xaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}")); ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set(title=f"JSD against {'M' if x == 'M' else 'bins'}: settings tried so far",
-           xlabel='projections M' if x == 'M' else 'bins per direction', ylabel='JSD (nats)')
+    metric = current.get('metric', 'JSD')
+    ax.set(title=f"{metric} against {'M' if x == 'M' else 'bins'}: settings tried so far",
+           xlabel='projections M' if x == 'M' else 'bins per direction',
+           ylabel='JSD (nats)' if metric == 'JSD' else 'nats per held-out row')
     ax.legend(fontsize=7, loc='best')
 
 def explorer_figure(truth_image, rad_image, cells, labels, profile: Profile, history: list, current: dict,
-                    x: str = 'M', dpi: int = 80) -> bytes:
-    "The app's four panels as PNG bytes: true and RAD heatmaps, one projection histogram, the JSD history against `x`."
+                    x: str = 'M', dpi: int = 80, left_title: str = 'truth: 2-D marginal', ticks=(None, None)) -> bytes:
+    """The app's four panels as PNG bytes: true (or the data's, titled `left_title`) and RAD heatmaps, one projection
+    histogram, the history of `current['metric']` ('JSD' or held-out log-likelihood) against `x`."""
     fig = Figure(figsize=(10.5, 7.4))  # fixed margins: a layout engine would double the drawing time
     (a_true, a_rad), (a_proj, a_hist) = fig.subplots(2, 2, gridspec_kw=dict(left=0.07, right=0.91, bottom=0.08,
                                                                              top=0.95, wspace=0.25, hspace=0.35))
     vmax = max(truth_image.max(), rad_image.max())
-    _heatmap(a_true, truth_image, cells, vmax, 'truth: 2-D marginal', *labels, profile.theta)
+    direction = np.cos(profile.theta) * profile.scale[0], np.sin(profile.theta) * profile.scale[1]  # (c, s) in standard units, in the data's
+    _heatmap(a_true, truth_image, cells, vmax, left_title, *labels, direction, ticks)
     mesh = _heatmap(a_rad, rad_image, cells, vmax, f"RAD: M={current['M']}, bins={current['bins']}, K={current['K']:,}",
-                    *labels, profile.theta)
+                    *labels, direction, ticks)
     fig.colorbar(mesh, cax=fig.add_axes([0.925, 0.58, 0.012, 0.37]), label='density (square-root scale)')
     left, w = profile.left, profile.width
     a_proj.bar(left, profile.data, width=w, align='edge', color='C0', alpha=0.35, label='data')
@@ -143,12 +178,16 @@ def explorer_figure(truth_image, rad_image, cells, labels, profile: Profile, his
 # %% ../nbs/08_explorer.ipynb #117dc674
 @dataclass
 class FitRecord:
-    "A cached fit: the estimator, its fit time in seconds, JSD to the truth with its standard error, and any warning."
+    """A cached fit: the estimator, its fit time in seconds, its score with a standard error (JSD to the truth, or the
+    mean log-likelihood of held-out rows of a user's table), and any warning."""
     rad: RAD
     seconds: float
-    jsd: float
+    value: float
     se: float
     warning: str = ''
+
+    @property
+    def jsd(self) -> float: return self.value
 
 SAMPLE_SIZES = (250, 500, 1000, 2000, 5000, 10000)
 
@@ -157,12 +196,19 @@ class Explorer:
     """The widget explorer: controls, output widgets, caches and `update`; `widget` is the app to display.
 
     Parameters are the starting values of the controls, plus `jsd_samples` (Monte Carlo samples per side of the JSD),
-    `n_init` (RAD's random starts) and `n_cells` (heatmap cells per continuous axis)."""
+    `n_init` (RAD's random starts) and `n_cells` (heatmap cells per continuous axis). With `data` (an array or a
+    DataFrame, missing entries allowed) the app explores RAD on that table instead of a paper family: a fixed fifth of
+    the rows is held out, `K` rows of the rest are fitted with RAD's defaults (automatic dictionaries, rank 10), and
+    the held-out log-likelihood stands in for the JSD."""
     def __init__(self, family: str = 'gaussian', *, seed: int = 0, n_samples: int = 2000, n_projections: int = 10,
                  n_bins='auto', pair: tuple = (0, 1), direction: int = 0, history_x: str = 'M',
-                 jsd_samples: int = 4000, n_init: int = 1, n_cells: int = 60):
-        if family not in PAPER_FAMILIES: raise ValueError(f"Unknown family {family!r}; choose one of {list(PAPER_FAMILIES)}.")
-        if n_samples not in SAMPLE_SIZES: raise ValueError(f"n_samples must be one of {SAMPLE_SIZES}, got {n_samples!r}.")
+                 jsd_samples: int = 4000, n_init: int = 1, n_cells: int = 60, data=None):
+        self.data = None
+        if data is not None:
+            family, n_samples = 'table', self._set_table(data, n_samples)
+        elif family not in PAPER_FAMILIES: raise ValueError(f"Unknown family {family!r}; choose one of {list(PAPER_FAMILIES)}.")
+        sizes = self.sizes if data is not None else SAMPLE_SIZES
+        if n_samples not in sizes: raise ValueError(f"n_samples must be one of {sizes}, got {n_samples!r}.")
         if not 1 <= n_projections <= 100: raise ValueError(f"n_projections must be in 1..100, got {n_projections!r}.")
         if n_bins != 'auto' and not 2 <= n_bins <= 200: raise ValueError(f"n_bins must be 'auto' or in 2..200, got {n_bins!r}.")
         self.jsd_samples, self.n_init, self.n_cells = jsd_samples, n_init, n_cells
@@ -171,9 +217,10 @@ class Explorer:
         style = {'description_width': '110px'}
         auto = n_bins == 'auto'
         self.controls = dict(
-            family=W.Dropdown(options=list(PAPER_FAMILIES), value=family, description='family'),
+            family=W.Dropdown(options=[('your table', 'table')] if data is not None else list(PAPER_FAMILIES), value=family,
+                              description='family' if data is None else 'data', disabled=data is not None),
             seed=W.BoundedIntText(value=seed, min=0, max=9999, description='seed'),
-            n_samples=W.SelectionSlider(options=SAMPLE_SIZES, value=n_samples, description='samples K'),
+            n_samples=W.SelectionSlider(options=sizes, value=n_samples, description='samples K'),
             n_projections=W.IntSlider(value=n_projections, min=1, max=100, description='projections M'),
             auto_bins=W.Checkbox(value=auto, description='auto bins ⌈K^(1/3)⌉', indent=False),
             n_bins=W.IntSlider(value=auto_bins(n_samples) if auto else n_bins, min=2, max=200, description='bins',
@@ -201,8 +248,30 @@ class Explorer:
         for c in self.controls.values(): c.observe(self._on_change, names='value')
         self.update()
 
+    def _set_table(self, data, n_samples) -> int:
+        "Keep a user's table: its held-out fifth, the pool of rows to fit from, the sample sizes offered; returns the starting K."
+        X = np.asarray(RAD()._table(data, reset=True), dtype=float)  # validates: 2-D, >= 2 columns, no inf
+        if len(X) < 50: raise ValueError(f"The table has {len(X)} rows; the explorer needs at least 50 (a fifth is held out).")
+        self.data, self.names = data, ([str(c) for c in data.columns] if is_frame(data) else [f"x{n + 1}" for n in range(X.shape[1])])
+        order = np.random.default_rng(0).permutation(len(X))
+        n_held = max(10, len(X) // 5)
+        self._held, self._pool = order[:n_held], order[n_held:]
+        self.sizes = tuple(k for k in SAMPLE_SIZES if k < len(self._pool)) + (len(self._pool),)
+        return n_samples if n_samples in self.sizes else min(self.sizes, key=lambda k: abs(k - n_samples))
+
+    def _rows(self, idx):
+        "Rows `idx` of the user's table, in its own form (a DataFrame stays one)."
+        return self.data.iloc[idx] if is_frame(self.data) else np.asarray(self.data, dtype=float)[idx]
+
     def _set_pairs(self, pair=None):
         "Offer the pairs of the current family's features (discrete ones marked), keeping `pair` when it exists."
+        if self.data is not None:
+            options = [(f"{self.names[j]}, {self.names[k]}", (int(j), int(k))) for j, k in feature_pairs(len(self.names))]
+            self._pairs_family = 'table'
+            self.controls['pair'].options = options
+            keep = pair if pair is not None else self.controls['pair'].value
+            self.controls['pair'].value = tuple(keep) if tuple(keep or ()) in [o[1] for o in options] else options[0][1]
+            return
         d = self._truth().dictionaries
         options = [(f"x{j + 1}, x{k + 1}" + (" (discrete)" if is_discrete(d[j]) or is_discrete(d[k]) else ""), (int(j), int(k)))
                    for j, k in feature_pairs(len(d))]
@@ -230,10 +299,13 @@ class Explorer:
         return self._truths[family, seed]
 
     def sample(self, family, seed, K) -> np.ndarray:
-        "The cached sample of `K` rows for (family, seed)."
+        "The cached sample of `K` rows for (family, seed); of a user's table, `K` rows of its pool in the seed's order."
         if (family, seed, K) not in self._samples:
             start = time.perf_counter()
-            self._samples[family, seed, K] = self._truth(family, seed).sample(K, random_state=seed + 1)[0]
+            if family == 'table':
+                self._samples[family, seed, K] = self._rows(np.sort(np.random.default_rng(seed).permutation(self._pool)[:K]))
+            else:
+                self._samples[family, seed, K] = self._truth(family, seed).sample(K, random_state=seed + 1)[0]
             self.timings['sample'] = time.perf_counter() - start
         return self._samples[family, seed, K]
 
@@ -241,20 +313,32 @@ class Explorer:
         "The cached RAD* fit for one setting, with its fit time and JSD; a new fit is added to `history`."
         key = (family, seed, K, M, bins)
         if key not in self._fits:
-            truth, X = self._truth(family, seed), self.sample(family, seed, K)
+            X = self.sample(family, seed, K)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter('always')
                 start = time.perf_counter()
-                rad = RAD(truth.n_components, dictionaries=truth.dictionaries, n_projections=M, n_bins=bins,
-                          n_init=self.n_init, random_state=seed).fit(X)
+                if family == 'table':  # what a user gets: RAD's defaults, automatic dictionaries
+                    rad = RAD(n_projections=M, n_bins=bins, n_init=self.n_init, random_state=seed).fit(X)
+                else:
+                    truth = self._truth(family, seed)
+                    rad = RAD(truth.n_components, dictionaries=truth.dictionaries, n_projections=M, n_bins=bins,
+                              n_init=self.n_init, random_state=seed).fit(X)
                 seconds = self.timings['fit'] = time.perf_counter() - start
-            start = time.perf_counter()
-            value, se = jsd(truth, rad.density_, self.jsd_samples, random_state=0)
-            self.timings['jsd'] = time.perf_counter() - start
+                start = time.perf_counter()
+                if family == 'table':
+                    logf = rad.score_samples(self._rows(self._held))
+                    finite = logf[np.isfinite(logf)]
+                    value, se = finite.mean(), finite.std() / np.sqrt(len(finite))
+                    if len(finite) < len(logf):
+                        warnings.warn(f"{len(logf) - len(finite)} held-out rows have values this sample never showed "
+                                      "(log density -inf); the score leaves them out.")
+                else:
+                    value, se = jsd(truth, rad.density_, self.jsd_samples, random_state=0)
+                self.timings['score' if family == 'table' else 'jsd'] = time.perf_counter() - start
             note = '; '.join(sorted({str(w.message) for w in caught}))
             self._fits[key] = FitRecord(rad, seconds, float(value), float(se), note)
-            self.history.append(dict(family=family, seed=seed, K=K, M=M, bins=bins, jsd=float(value), se=float(se),
-                                     seconds=seconds))
+            self.history.append(dict(family=family, seed=seed, K=K, M=M, bins=bins, value=float(value), se=float(se),
+                                     seconds=seconds, **({} if family == 'table' else {'jsd': float(value)})))
         return self._fits[key]
 
     def _image(self, key, density, pair, cells):
@@ -296,9 +380,11 @@ class Explorer:
             return self
         self.error, self.figure.value = '', png
         self.message.value = '' if not rec.warning else f"<div style='color:#850'>Note: {html.escape(rec.warning)}</div>"
-        self.summary.value = (f"<b>JSD(truth, RAD) = {rec.jsd:.4f} ± {rec.se:.4f} nats</b> "
-                              f"({self.jsd_samples:,} Monte Carlo samples per side) &nbsp;·&nbsp; fit {rec.seconds:.2f} s, "
-                              f"{rec.rad.n_iter_} iterations &nbsp;·&nbsp; {s['family']}, K={s['K']:,}, M={s['M']}, "
+        score = (f"<b>held-out log-likelihood = {rec.value:.3f} ± {rec.se:.3f} nats per row</b> ({len(self._held):,} "
+                 f"held-out rows)" if s['family'] == 'table' else
+                 f"<b>JSD(truth, RAD) = {rec.value:.4f} ± {rec.se:.4f} nats</b> ({self.jsd_samples:,} Monte Carlo samples per side)")
+        self.summary.value = (f"{score} &nbsp;·&nbsp; fit {rec.seconds:.2f} s, {rec.rad.n_iter_} iterations &nbsp;·&nbsp; "
+                              f"{'your table' if s['family'] == 'table' else s['family']}, K={s['K']:,}, M={s['M']}, "
                               f"bins={s['bins']}, seed={s['seed']}")
         self.last_update_seconds = time.perf_counter() - start
         parts = ', '.join(f"{k} {v:.2f}" for k, v in self.timings.items())
@@ -307,13 +393,33 @@ class Explorer:
         return self
 
     def _draw(self, s, rec) -> bytes:
+        if s['family'] == 'table': return self._draw_table(s, rec)
         truth, (j, k), X = self._truth(s['family'], s['seed']), s['pair'], self.sample(s['family'], s['seed'], s['K'])
         cells = axis_cells(truth.dictionaries[j], self.n_cells), axis_cells(truth.dictionaries[k], self.n_cells)
         true_img = self._image((s['family'], s['seed'], j, k), truth, (j, k), cells)
         rad_img = self._image((s['family'], s['seed'], s['K'], s['M'], s['bins'], j, k), rec.rad.density_, (j, k), cells)
         profile = projection_profile(rec.rad, X, j, k, s['m'], truth=truth)
         labels = _label(j, truth.dictionaries[j]), _label(k, truth.dictionaries[k])
-        return explorer_figure(true_img, rad_img, cells, labels, profile, self.history, dict(s, jsd=rec.jsd, se=rec.se), x=s['x'])
+        return explorer_figure(true_img, rad_img, cells, labels, profile, self.history,
+                               dict(s, value=rec.value, se=rec.se, metric='JSD'), x=s['x'])
+
+    def _draw_table(self, s, rec) -> bytes:
+        "A user's table: the sample's 2-D histogram beside RAD's 2-D marginal, on cells read off the data."
+        (j, k), rad = s['pair'], rec.rad
+        X = rad._table(self.sample('table', s['seed'], s['K']), reset=False)  # the table's codes, NaN where missing
+        flags = is_discrete(rad.dictionaries_[j]), is_discrete(rad.dictionaries_[k])
+        n_cells = int(np.clip(2 * round(s['K'] ** (1 / 3)), 8, self.n_cells))  # a histogram of K rows: about 2 K^(1/3) cells a side
+        cells = data_cells(X[:, j], flags[0], n_cells), data_cells(X[:, k], flags[1], n_cells)
+        data_img = histogram_image(X, j, k, cells, flags)
+        rad_img = self._image(('table', s['seed'], s['K'], s['M'], s['bins'], j, k), rad.density_, (j, k), cells)
+        profile = projection_profile(rad, X, j, k, s['m'])
+        labels = tuple(self.names[n] + (" (discrete)" if f else "") for n, f in zip((j, k), flags))
+        specs = rad._columns or [None] * len(self.names)
+        ticks = tuple([str(specs[n].categories[int(v)]) for v in c[1]] if specs[n] is not None and specs[n].kind == 'category'
+                      else None for n, c in zip((j, k), cells))  # category names, not codes
+        return explorer_figure(data_img, rad_img, cells, labels, profile, self.history,
+                               dict(s, value=rec.value, se=rec.se, metric='held-out log-likelihood'), x=s['x'],
+                               left_title=f"data: 2-D histogram of the {s['K']:,} rows", ticks=ticks)
 
 def explorer_app(**kwargs) -> W.VBox:
     "The explorer app, ready to display; keyword arguments go to `Explorer` (the object is the widget's `.explorer`)."

@@ -120,3 +120,20 @@ def test_bad_arguments():
         Explorer('gauss')
     with pytest.raises(ValueError, match='n_samples must be one of'):
         Explorer('mixed', n_samples=123)
+
+
+def test_a_user_array_with_missing_entries():
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.normal(size=600), rng.integers(0, 3, 600)]
+    X = np.c_[X, X[:, 0] + X[:, 1] + rng.normal(0, 0.3, 600)]
+    X[rng.random(X.shape) < 0.1] = np.nan
+    ex = Explorer(data=X, n_projections=4, n_cells=20)
+    assert ex.error == '' and 'held-out log-likelihood' in ex.summary.value
+    assert ex.sizes == (250, 480) and ex.settings()['K'] == 480 and len(ex._held) == 120
+    assert [o[0] for o in ex.controls['pair'].options] == ['x1, x2', 'x1, x3', 'x2, x3']
+    assert 'value' in ex.history[-1] and 'jsd' not in ex.history[-1]
+    ex.controls['n_samples'].value = 250
+    assert len(ex.history) == 2 and ex.history[-1]['K'] == 250
+    # the score is the held-out rows' mean log density under the fit, as RAD computes it
+    rec = ex._fits['table', 0, 250, 4, ex.settings()['bins']]
+    assert rec.value == pytest.approx(np.mean(rec.rad.score_samples(X[ex._held])))

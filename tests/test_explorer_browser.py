@@ -1,5 +1,6 @@
-"""End to end: Voila serves nbs/08_explorer.ipynb, Debian's chromium (driven by Playwright) moves the projections
-slider with the keyboard, and the JSD text and the figure must change.
+"""End to end: Voila serves nbs/08_explorer.ipynb (a paper family), and a notebook with the explorer on the Palmer
+penguins (a real table, missing entries and all); Debian's chromium (driven by Playwright) moves the projections
+slider with the keyboard, and the score text (JSD, or held-out log-likelihood) and the figure must change.
 
 Needs the apt package `chromium` (`.ci/browser-setup.sh` installs it); Playwright never downloads a browser here.
 Every request to a host other than the loopback is aborted, so the test works offline and leaks nothing.
@@ -50,17 +51,30 @@ def wait_for_port(port, proc, log, timeout=START_TIMEOUT):
     pytest.fail(f"Voila did not listen on port {port} within {timeout} s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture
-def voila(tmp_path):
-    "A Voila server on 127.0.0.1 serving the explorer notebook; yields its URL and stops it afterwards."
+def table_notebook(path) -> Path:
+    "A one-cell notebook that shows the explorer on the Palmer penguins as they ship."
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import palmerpenguins\nfrom radbook.explorer import explorer_app\n"
+                                          "explorer_app(data=palmerpenguins.load_penguins(), n_projections=6)")]
+    nb.metadata['kernelspec'] = {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.fixture(params=['family', 'table'])
+def voila(request, tmp_path):
+    "A Voila server on 127.0.0.1 serving the explorer (08 on a paper family, or on a real table); yields its URL, the log and the score's text."
+    notebook = NOTEBOOK if request.param == 'family' else table_notebook(tmp_path / 'penguins.ipynb')
     port, log = free_port(), tmp_path / 'voila.log'
-    cmd = [sys.executable, '-m', 'voila', str(NOTEBOOK), f'--port={port}', '--Voila.ip=127.0.0.1',
+    cmd = [sys.executable, '-m', 'voila', str(notebook), f'--port={port}', '--Voila.ip=127.0.0.1',
            '--Voila.port_retries=0', '--no-browser']
     with open(log, 'w') as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_for_port(port, proc, log)
-        yield f'http://127.0.0.1:{port}/', log
+        yield f'http://127.0.0.1:{port}/', log, 'JSD(truth, RAD) =' if request.param == 'family' else 'held-out log-likelihood ='
+
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)  # Voila and the kernel it started, nothing else
@@ -79,9 +93,9 @@ def local_only(route):
         route.abort()
 
 
-def test_projections_slider_updates_jsd_and_plot(voila, tmp_path):
+def test_projections_slider_updates_score_and_plot(voila, tmp_path):
     from playwright.sync_api import sync_playwright
-    url, log = voila
+    url, log, score = voila
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
@@ -93,7 +107,7 @@ def test_projections_slider_updates_jsd_and_plot(voila, tmp_path):
             summary = page.locator('.radbook-summary')
             figure = page.locator('img.radbook-figure')
             readout = page.locator('.radbook-n_projections .widget-readout')
-            summary.filter(has_text='JSD(truth, RAD)').wait_for(timeout=PAGE_TIMEOUT)
+            summary.filter(has_text=score).wait_for(timeout=PAGE_TIMEOUT)
             page.wait_for_function("document.querySelector('img.radbook-figure')?.naturalWidth > 0", timeout=PAGE_TIMEOUT)
             text0, src0, m0 = summary.inner_text(), figure.get_attribute('src'), int(readout.inner_text())
             assert f'M={m0},' in text0
@@ -111,7 +125,7 @@ def test_projections_slider_updates_jsd_and_plot(voila, tmp_path):
 
             assert int(readout.inner_text()) == m0 + 2
             text1 = summary.inner_text()
-            assert text1 != text0 and f'M={m0 + 2},' in text1 and 'JSD(truth, RAD) =' in text1
+            assert text1 != text0 and f'M={m0 + 2},' in text1 and score in text1
             assert figure.get_attribute('src') != src0
             assert page.locator('.radbook-message').inner_text().strip() == ''
             shot = tmp_path / 'explorer.png'
