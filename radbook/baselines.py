@@ -74,19 +74,21 @@ def histogram_operators(dictionaries, pairs, lo, width, n_bins: int) -> tuple:
         group[p] = index[key]
     return Rs, group
 
-def pair_histograms(X, pairs, lo, width, n_bins: int) -> np.ndarray:
+def pair_histograms(X, pairs, lo, width, n_bins: int, weights=None) -> np.ndarray:
     """2-D counts of every pair of features: int64 array of shape (n_pairs, n_bins, n_bins), `[p, i_j, i_k]`. A pair
-    counts the rows that have both of its features (NaN marks a missing entry)."""
+    counts the rows that have both of its features (NaN marks a missing entry); with `weights`, their sums (float64)."""
     X = np.asarray(X, dtype=float)
     seen = ~np.isnan(X)
     idx = bin_index(np.where(seen, X, 0.0), lo, width, n_bins)  # (n_samples, n_features), the rule used for point masses too
+    w = None if weights is None else np.asarray(weights, dtype=float)
     both = lambda j, k: slice(None) if seen.all() else seen[:, j] & seen[:, k]
-    return np.stack([np.bincount(idx[both(j, k), j] * n_bins + idx[both(j, k), k], minlength=n_bins * n_bins)
+    return np.stack([np.bincount(idx[both(j, k), j] * n_bins + idx[both(j, k), k], minlength=n_bins * n_bins,
+                                 weights=None if w is None else w[both(j, k)])
                      for j, k in pairs]).reshape(len(pairs), n_bins, n_bins)
 
-def _pair_counts(rows, pairs, lo, width, n_bins):
+def _pair_counts(rows, pairs, lo, width, n_bins, weights=None):
     "`pair_histograms` flattened to (n_pairs, n_bins**2): JUPAD's counter of rows."
-    return pair_histograms(rows, pairs, lo, width, n_bins).reshape(len(pairs), -1)
+    return pair_histograms(rows, pairs, lo, width, n_bins, weights).reshape(len(pairs), -1)
 
 # %% ../nbs/05_baselines.ipynb #90e85c61
 class JUPAD(RAD):

@@ -9,8 +9,8 @@ import operator
 import numpy as np
 
 # %% auto #0
-__all__ = ['row_uniforms', 'is_dask_array', 'is_chunked', 'check_chunk', 'iter_chunks', 'NpyChunks', 'Summary', 'summarize',
-           'data_pass', 'held_out_rows', 'Counts', 'split_counts']
+__all__ = ['row_uniforms', 'is_dask_array', 'is_chunked', 'check_chunk', 'iter_chunks', 'NpyChunks', 'weighted_keys', 'Summary',
+           'summarize', 'data_pass', 'held_out_rows', 'Counts', 'split_counts']
 
 # %% ../nbs/03b_datapass.ipynb #32566863
 _M1, _M2, _GOLDEN = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB), np.uint64(0x9E3779B97F4A7C15)
@@ -122,14 +122,24 @@ class NpyChunks:
 _SAMPLE_ROWS = 10_000  # rows in each bottom-k sample of the summary
 _NO_CAP = -1           # caps entry: track the distinct values whatever their number (categories)
 
-def _bottom(index, keys, rows, k):
-    "The `k` entries with the smallest `(key, index)`, sorted by index."
+def _bottom(index, keys, rows, weights, k):
+    "The `k` entries with the smallest `(key, index)`, sorted by index: `(index, keys, rows, weights)`."
     if len(index) > k:  # the k-th smallest key by a partition, then an exact sort of the few at or below it (ties too)
         near = np.flatnonzero(keys <= np.partition(keys, k - 1)[k - 1])
         keep = near[np.lexsort((index[near], keys[near]))[:k]]
-        index, keys, rows = index[keep], keys[keep], rows[keep]
+        index, keys, rows, weights = index[keep], keys[keep], rows[keep], weights[keep]
     order = np.argsort(index, kind='stable')
-    return index[order], keys[order], rows[order]
+    return index[order], keys[order], rows[order], weights[order]
+
+def weighted_keys(keys, weights):
+    """Sample keys of weighted rows: $1 - (1 - u)^{1/w}$ for the uniform key $u$ of a row of weight $w > 0$, which is
+    distributed as the least of $w$ uniform keys when $w$ is an integer: a row of weight 2 enters a bottom-k sample as
+    often as a row and its copy. Weight 1 keeps $u$ itself."""
+    w = np.asarray(weights, dtype=float)
+    out = np.array(keys, dtype=float)
+    other = w != 1
+    out[other] = -np.expm1(np.log1p(-out[other]) / w[other])
+    return out
 
 def _merge_values(a, b, cap):
     if a is None or b is None: return None
@@ -140,13 +150,31 @@ def _merge_values(a, b, cap):
 class Summary:
     """What the first data pass keeps of a set of rows (see above). Summaries of disjoint rows merge with `a + b`.
 
-    Attributes: `n_samples`, `n_features`, `lo` / `hi` (column ranges), `sample_index` / `sample` (the bottom-k rows by
-    stream-0 number, sorted by index), `held_index` / `held_out` (the same among the held-out rows), `n_held_out`,
-    `values` (per column `(distinct values, counts)`, or None when not tracked or more than `caps[n]`), `caps`, `k`."""
-    def __init__(self, n_samples, lo, hi, sample, held, n_held_out, values, caps, k):
+    Attributes: `n_samples`, `n_features`, `lo` / `hi` (column ranges), `sample_index` / `sample` / `sample_weight` (the
+    bottom-k rows by stream-0 number, sorted by index, and their weights), `held_index` / `held_out` / `held_weight`
+    (the same among the held-out rows), `n_held_out`, `values` (per column `(distinct values, counts)`, or None when not
+    tracked or more than `caps[n]`), `caps`, `k`, `total_weight` (the sum of the rows' weights: `n_samples` unweighted).
+    Rows of weight 0 are not in a summary at all."""
+    def __init__(self, n_samples, lo, hi, sample, held, n_held_out, values, caps, k, total_weight=None):
         self.n_samples, self.lo, self.hi, self.n_held_out, self.values = int(n_samples), lo, hi, int(n_held_out), values
-        (self.sample_index, self._sample_keys, self.sample), (self.held_index, self._held_keys, self.held_out) = sample, held
+        (self.sample_index, self._sample_keys, self.sample, self.sample_weight) = sample
+        (self.held_index, self._held_keys, self.held_out, self.held_weight) = held
         self.caps, self.k = caps, k
+        self.total_weight = float(self.n_samples if total_weight is None else total_weight)
+
+    @property
+    def weighted(self) -> bool:
+        "Whether any row of the summary has a weight other than 1."
+        return bool((self.sample_weight != 1).any() or (self.held_weight != 1).any() or self.total_weight != self.n_samples)
+
+    def sample_weights(self):
+        """The weights to use with `sample`: the rows' weights when the sample holds every row; None for unweighted rows,
+        and for a sample drawn by weight from more rows (it already stands for the weights)."""
+        return self.sample_weight if self.weighted and len(self.sample) == self.n_samples else None
+
+    def held_weights(self):
+        "The weights to use with `held_out`, by the rule of `sample_weights`."
+        return self.held_weight if self.weighted and len(self.held_out) == self.n_held_out else None
 
     @property
     def n_features(self) -> int: return len(self.lo)
@@ -156,25 +184,35 @@ class Summary:
             raise ValueError(f"Summaries of {self.n_features} and {other.n_features} columns do not merge.")
         cat = lambda a, b: tuple(np.concatenate([x, y]) for x, y in zip(a, b))
         return Summary(self.n_samples + other.n_samples, np.fmin(self.lo, other.lo), np.fmax(self.hi, other.hi),
-                       _bottom(*cat((self.sample_index, self._sample_keys, self.sample),
-                                    (other.sample_index, other._sample_keys, other.sample)), self.k),
-                       _bottom(*cat((self.held_index, self._held_keys, self.held_out),
-                                    (other.held_index, other._held_keys, other.held_out)), self.k),
+                       _bottom(*cat((self.sample_index, self._sample_keys, self.sample, self.sample_weight),
+                                    (other.sample_index, other._sample_keys, other.sample, other.sample_weight)), self.k),
+                       _bottom(*cat((self.held_index, self._held_keys, self.held_out, self.held_weight),
+                                    (other.held_index, other._held_keys, other.held_out, other.held_weight)), self.k),
                        self.n_held_out + other.n_held_out,
-                       [_merge_values(a, b, c) for a, b, c in zip(self.values, other.values, self.caps)], self.caps, self.k)
+                       [_merge_values(a, b, c) for a, b, c in zip(self.values, other.values, self.caps)], self.caps, self.k,
+                       self.total_weight + other.total_weight)
 
     def __repr__(self):
         return (f"Summary({self.n_samples} rows x {self.n_features} columns, sample of {len(self.sample)}, "
                 f"{self.n_held_out} held out)")
 
-def summarize(chunk, start: int, seed: int, validation_fraction: float = 0.0, caps=None, k: int = _SAMPLE_ROWS) -> Summary:
-    "The `Summary` of one chunk of rows (a checked float array) whose first row is row `start` of the table; up to `caps[n]` distinct values are tracked per column (0: none, -1: all; one number: every column)."
+def summarize(chunk, start: int, seed: int, validation_fraction: float = 0.0, caps=None, k: int = _SAMPLE_ROWS,
+              weights=None) -> Summary:
+    """The `Summary` of one chunk of rows (a checked float array) whose first row is row `start` of the table; up to
+    `caps[n]` distinct values are tracked per column (0: none, -1: all; one number: every column). With `weights` (one
+    per row, >= 0), rows of weight 0 are left out and the sample draws rows by `weighted_keys`."""
     K, N = chunk.shape
     caps = tuple([int(caps or 0)] * N if caps is None or np.isscalar(caps) else (int(c) for c in caps))
     if len(caps) != N: raise ValueError(f"caps must have one entry per column ({N}), got {len(caps)}.")
     index = np.arange(start, start + K, dtype=np.int64)
     keys = row_uniforms(start, start + K, seed, 0)
     held = row_uniforms(start, start + K, seed, 1) < validation_fraction if validation_fraction > 0 else np.zeros(K, bool)
+    w = np.ones(K)
+    if weights is not None:
+        w = np.asarray(weights, dtype=float)
+        live = w > 0
+        chunk, index, keys, held, w = chunk[live], index[live], keys[live], held[live], w[live]
+        keys, K = weighted_keys(keys, w), int(live.sum())
     values = []
     for n, cap in enumerate(caps):
         if cap == 0: values.append(None); continue
@@ -183,8 +221,9 @@ def summarize(chunk, start: int, seed: int, validation_fraction: float = 0.0, ca
         if cap != _NO_CAP and len(np.unique(x[:8 * cap + 8])) > cap: values.append(None); continue  # cheap: a prefix
         v, c = np.unique(x, return_counts=True)
         values.append(None if cap != _NO_CAP and len(v) > cap else (v, c.astype(np.int64)))
-    return Summary(K, np.fmin.reduce(chunk, axis=0), np.fmax.reduce(chunk, axis=0), _bottom(index, keys, chunk, k),  # NaN skipped
-                   _bottom(index[held], keys[held], chunk[held], k), int(held.sum()), values, caps, k)
+    return Summary(K, np.fmin.reduce(chunk, axis=0, initial=np.nan), np.fmax.reduce(chunk, axis=0, initial=np.nan),  # NaN skipped
+                   _bottom(index, keys, chunk, w, k), _bottom(index[held], keys[held], chunk[held], w[held], k),
+                   int(held.sum()), values, caps, k, float(w.sum()))
 
 # %% ../nbs/03b_datapass.ipynb #f850f243
 def _block_starts(X) -> list:
@@ -194,8 +233,19 @@ def _block_starts(X) -> list:
 def _dask_block(fn, block, start):
     return fn(check_chunk(block, start=start), start)
 
-def data_pass(X, fn, chunk_size: int = None, progress: bool = False, desc: str = 'data pass'):
-    "`fn(chunk, start)` over the chunks of `X` (see `iter_chunks`), added up with `+`; a Dask array's blocks are mapped and added by Dask."
+def data_pass(X, fn, chunk_size: int = None, progress: bool = False, desc: str = 'data pass', weights=None):
+    """`fn(chunk, start)` over the chunks of `X` (see `iter_chunks`), added up with `+`; a Dask array's blocks are mapped
+    and added by Dask. With `weights` (one per row of `X`; not for Dask arrays), `fn(chunk, start, weights=...)`."""
+    if weights is not None:
+        if is_dask_array(X): raise TypeError("sample_weight with a Dask array is not supported: give the rows as an array, "
+                                             "a memmap or chunks, or fold the weights into the data.")
+        weights = np.asarray(weights, dtype=float)
+        if weights.ndim != 1: raise ValueError(f"sample_weight must be 1-D (one weight per row), got shape {weights.shape}.")
+        inner, seen = fn, [0]
+        def fn(chunk, start):
+            seen[0] = max(seen[0], start + len(chunk))
+            if seen[0] > len(weights): raise ValueError(f"sample_weight has {len(weights)} entries but X has more rows.")
+            return inner(chunk, start, weights=weights[start:start + len(chunk)])
     if is_dask_array(X):
         import dask
         X = _dask_rows(X)
@@ -215,6 +265,8 @@ def data_pass(X, fn, chunk_size: int = None, progress: bool = False, desc: str =
     for start, chunk in chunks:
         out = fn(chunk, start)
         total = out if total is None else total + out
+    if weights is not None and seen[0] != len(weights):
+        raise ValueError(f"sample_weight has {len(weights)} entries but X has {seen[0]} rows.")
     return total
 
 # %% ../nbs/03b_datapass.ipynb #8d020c62
@@ -239,9 +291,15 @@ class Counts:
 
     def __repr__(self): return f"Counts({self.n_fit} training rows, {self.n_val} held out, shape {np.shape(self.fit)})"
 
-def split_counts(chunk, start: int, counter, seed: int, validation_fraction: float) -> Counts:
-    "`Counts` of one chunk: `counter(rows)` of its training rows and of its held-out rows (see `held_out_rows`)."
+def split_counts(chunk, start: int, counter, seed: int, validation_fraction: float, weights=None) -> Counts:
+    """`Counts` of one chunk: `counter(rows)` of its training rows and of its held-out rows (see `held_out_rows`); with
+    `weights`, `counter(rows, weights=...)` and rows of weight 0 are not counted as rows."""
     held = held_out_rows(start, len(chunk), seed, validation_fraction)
-    if held.any(): fit, val = counter(chunk[~held]), counter(chunk[held])
-    else: fit = counter(chunk); val = np.zeros_like(fit)
-    return Counts(fit, val, len(chunk) - held.sum(), held.sum())
+    if weights is None:
+        if held.any(): fit, val = counter(chunk[~held]), counter(chunk[held])
+        else: fit = counter(chunk); val = np.zeros_like(fit)
+        return Counts(fit, val, len(chunk) - held.sum(), held.sum())
+    w = np.asarray(weights, dtype=float)
+    fit = counter(chunk[~held], weights=w[~held])
+    val = counter(chunk[held], weights=w[held]) if held.any() else np.zeros_like(fit)
+    return Counts(fit, val, int((w[~held] > 0).sum()), int((w[held] > 0).sum()))

@@ -204,6 +204,7 @@ class Explorer:
                  n_bins='auto', pair: tuple = (0, 1), direction: int = 0, history_x: str = 'M',
                  jsd_samples: int = 4000, n_init: int = 1, n_cells: int = 60, data=None):
         self.data = None
+        if not isinstance(family, str): family, data = 'gaussian', family  # Explorer(table)
         if data is not None:
             family, n_samples = 'table', self._set_table(data, n_samples)
         elif family not in PAPER_FAMILIES: raise ValueError(f"Unknown family {family!r}; choose one of {list(PAPER_FAMILIES)}.")

@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data, check_array, _check_feature_names, _check_n_features
+from sklearn.utils.validation import check_is_fitted, validate_data, check_array, _check_feature_names, _check_n_features, _check_sample_weight
 from scipy.sparse import csr_array
 from threadpoolctl import threadpool_limits
 from .cpd import cpd_from_pairwise
@@ -446,10 +446,10 @@ def floor_coefs(B, n_atoms, floor: float = _COEF_FLOOR) -> list:
     $(1 - \text{floor})\,B_n + \text{floor} / L_n$, so that no atom has zero weight in any component."""
     return [(1 - floor) * B[n, :L] + floor / L for n, L in enumerate(n_atoms)]
 
-def _held_out_loglik(sol, dictionaries, n_atoms, X, floor: float = _COEF_FLOOR) -> float:
-    "Mean log density of the rows `X` under the solution `sol`, its coefficients floored (`floor_coefs`)."
+def _held_out_loglik(sol, dictionaries, n_atoms, X, floor: float = _COEF_FLOOR, weights=None) -> float:
+    "Mean log density of the rows `X` (weighted by `weights`) under the solution `sol`, its coefficients floored (`floor_coefs`)."
     model = DictionaryCPD(sol.weights, floor_coefs(sol.B, n_atoms, floor), dictionaries)
-    return float(np.mean(np.maximum(model.logpdf(X), -700.0)))
+    return float(np.average(np.maximum(model.logpdf(X), -700.0), weights=weights))
 
 # %% ../nbs/04_rad.ipynb #46f81a44
 def standard_rows(rows, centre, scale, dictionaries=None, names=None, hint=None) -> np.ndarray:
@@ -466,13 +466,13 @@ def standard_rows(rows, centre, scale, dictionaries=None, names=None, hint=None)
                              + (f"{hint}." if hint else f"add point_mass({value:g}) to it."))
     return standardize(rows, centre, scale)
 
-def _count_rows(rows, counter, prepare):
-    "`counter(prepare(rows))`: the counts of raw rows (a module-level function, so that Dask can send it to workers)."
-    return counter(prepare(rows))
+def _count_rows(rows, counter, prepare, weights=None):
+    "`counter(prepare(rows))`: the counts of raw rows (a module-level function, so that Dask can send it to workers); weighted with `weights`."
+    return counter(prepare(rows)) if weights is None else counter(prepare(rows), weights=weights)
 
-def _offset_rows(chunk, start, fn, offset):
+def _offset_rows(chunk, start, fn, offset, **kwargs):
     "`fn(chunk, start + offset)`: a chunk numbered from `offset` (partial_fit's later chunks)."
-    return fn(chunk, start + offset)
+    return fn(chunk, start + offset, **kwargs)
 
 def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool = True, max_discrete: int = 16,
                      max_atoms: int = None, discrete=None, names=None, random_state=None) -> tuple:
@@ -481,7 +481,8 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`)."""
     K, N = summary.n_samples, summary.n_features
     rng = check_random_state(random_state)
-    units = lambda X, groups=None: robust_scale(X, groups) if standard_units else (np.zeros(N), np.ones(N))
+    w = summary.sample_weights()  # the rows' weights when the sample holds them all (None: unweighted, or drawn by weight)
+    units = lambda X, groups=None: robust_scale(X, groups, w) if standard_units else (np.zeros(N), np.ones(N))
     if isinstance(dictionaries, str) and dictionaries == 'auto':
         centre, scale = units(summary.sample)
         Z = standardize(summary.sample, centre, scale)
@@ -495,7 +496,10 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
                 values.append(tracked[0])
             else:
                 seen = ~np.isnan(Z[:, n])  # a column's dictionary from the values it has
-                std.append(auto_dictionary(Z[seen, n], max_discrete=max_discrete, discrete=False, max_atoms=max_atoms,
+                z = Z[seen, n]
+                if w is not None:  # weighted rows: the 1-D mixtures see a resample drawn by weight
+                    z = z[rng.choice(len(z), size=len(z), p=w[seen] / w[seen].sum())]
+                std.append(auto_dictionary(z, max_discrete=max_discrete, discrete=False, max_atoms=max_atoms,
                                            random_state=rng))
                 values.append(np.unique(summary.sample[seen, n]))
         return std, table_dictionaries(std, centre, scale, values), centre, scale
@@ -781,7 +785,7 @@ class RAD(DensityMixin, BaseEstimator):
         names = getattr(self, 'feature_names_in_', None)
         return repr(str(names[n])) if names is not None else str(n)
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit the density to `X` of shape (n_samples, n_features), n_features >= 2; `y` is ignored.
 
         `X` is an array-like, a DataFrame, a numpy memmap, a Dask array, or an iterable of 2-D chunks that can be read
@@ -790,10 +794,27 @@ class RAD(DensityMixin, BaseEstimator):
         DataFrame columns may be numeric, boolean or categorical (category or text dtype; categories become discrete
         features on their codes); `sample` then returns DataFrames of the same form. A missing entry (NaN, or None / NA
         in a DataFrame) is left out of what needs it: each pair of features is counted from the rows that have both,
-        and each column's units and dictionary come from its observed values (notebook `10_inference`)."""
+        and each column's units and dictionary come from its observed values (notebook `10_inference`).
+
+        `sample_weight` (one non-negative number per row) are frequency weights: a row of weight 2 counts as the row
+        and its copy in every histogram, in the units and in the sample the dictionaries and bins come from, and
+        `n_bins='auto'` uses their sum; a row of weight 0 is left out."""
         X = self._input(X)
+        weights = self._sample_weight(sample_weight, X)
         with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead, and stall on busy cores
-            return self._fit(X)
+            return self._fit(X, weights)
+
+    def _sample_weight(self, sample_weight, X):
+        "Checked frequency weights, one per row (None when not given); their length is checked again by the data pass."
+        if sample_weight is None: return None
+        if is_dask_array(X): raise TypeError("sample_weight with a Dask array is not supported; pass the rows in memory or in chunks.")
+        if isinstance(X, np.ndarray): w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        else:
+            w = np.asarray(sample_weight, dtype=np.float64)
+            if w.ndim != 1: raise ValueError(f"sample_weight must be 1-D (one weight per row), got shape {w.shape}.")
+            if not np.isfinite(w).all() or (w < 0).any(): raise ValueError("sample_weight must be finite and non-negative.")
+        if not w.sum() > 0: raise ValueError("sample_weight sums to zero: no row would count.")
+        return w
 
     def _degree(self, N):
         "Partners per feature: None for all pairs (see `pairs`)."
@@ -810,13 +831,13 @@ class RAD(DensityMixin, BaseEstimator):
         degree = self._degree(N)
         return feature_pairs(N) if degree is None else random_pairs(N, degree, rng)
 
-    def _summary(self, X, seed) -> Summary:
+    def _summary(self, X, seed, weights=None) -> Summary:
         "The first data pass (`summarize`): distinct values tracked for the columns automatic dictionaries may make discrete."
         auto = isinstance(self.dictionaries, str) and self.dictionaries == 'auto'
         caps = (0 if not auto else self.max_discrete if self._columns is None
                 else [_NO_CAP if c.discrete else self.max_discrete for c in self._columns])
         summary = data_pass(X, partial(summarize, seed=seed, validation_fraction=float(self.validation_fraction), caps=caps),
-                            progress=self.verbose > 0, desc='summary')
+                            progress=self.verbose > 0, desc='summary', weights=weights)
         K, N = summary.n_samples, summary.n_features
         if N < 2: raise ValueError(f"RAD fits pairs of features and needs at least 2 features, got {N}.")
         if K < 2: raise ValueError(f"RAD needs at least 2 samples, got {K}.")
@@ -825,20 +846,20 @@ class RAD(DensityMixin, BaseEstimator):
         self.n_features_in_ = N
         return summary
 
-    def _fit(self, X):
+    def _fit(self, X, weights=None):
         self._check_solver_params(); self._check_table_params()
         self._stream = None  # a fit starts afresh: partial_fit afterwards starts a new stream
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(2**31 - 1))  # the rows' own random numbers (sample, split): the same however X is cut
-        summary = self._summary(X, seed)
+        summary = self._summary(X, seed, weights)
         plan = self._plan(summary, seed, rng)
-        counts = self._count(X, plan)
-        return self._solve(plan, counts, plan['prepare'](summary.held_out), rng)
+        counts = self._count(X, plan, weights=weights)
+        return self._solve(plan, counts, plan['prepare'](summary.held_out), rng, summary.held_weights())
 
     def _plan(self, summary: Summary, seed: int, rng) -> dict:
         "Steps 2 and 3 from the summary: dictionaries, units, pairs, directions, bins, the R_jk and the counter of rows."
         K, N = summary.n_samples, summary.n_features
-        n_bins = self._check_params(K)
+        n_bins = self._check_params(max(2, int(round(summary.total_weight))) if summary.weighted else K)  # frequency weights count
         names = [self._feature_name(n) for n in range(N)]
         auto = isinstance(self.dictionaries, str) and self.dictionaries == 'auto'
         dictionaries, table, centre, scale = rad_dictionaries(
@@ -853,15 +874,15 @@ class RAD(DensityMixin, BaseEstimator):
                     check=partial(standard_rows, centre=centre, scale=scale, dictionaries=table, names=names,
                                   hint="the first chunk given to partial_fit fixes the dictionaries"))
 
-    def _count(self, X, plan: dict, prepare=None, offset: int = 0) -> Counts:
-        "Step 4: the training and held-out counts of the rows of `X` (rows numbered from `offset` for the split)."
+    def _count(self, X, plan: dict, prepare=None, offset: int = 0, weights=None) -> Counts:
+        "Step 4: the training and held-out counts of the rows of `X` (rows numbered from `offset` for the split), weighted by `weights`."
         fn = partial(split_counts, counter=partial(_count_rows, counter=plan['counter'], prepare=prepare or plan['prepare']),
                      seed=plan['seed'], validation_fraction=float(self.validation_fraction))
         if offset: fn = partial(_offset_rows, fn=fn, offset=offset)
-        return data_pass(X, fn, progress=self.verbose > 0, desc='counts')
+        return data_pass(X, fn, progress=self.verbose > 0, desc='counts', weights=weights)
 
-    def _solve(self, plan: dict, counts: Counts, held, rng):
-        "Steps 5 to 7 from the counts and `held`, a sample of the held-out rows in standard units (all of them up to 10,000), which scores the ranks."
+    def _solve(self, plan: dict, counts: Counts, held, rng, held_weight=None):
+        "Steps 5 to 7 from the counts and `held`, a sample of the held-out rows in standard units (all of them up to 10,000; weighted by `held_weight`), which scores the ranks."
         K, N = counts.n_samples, len(plan['dictionaries'])
         dictionaries, table, pairs = plan['dictionaries'], plan['table'], plan['pairs']
         n_atoms = [len(d) for d in dictionaries]
@@ -886,7 +907,7 @@ class RAD(DensityMixin, BaseEstimator):
                                           tol=self.tol, patience=self.patience, accelerate=self.accelerate, rho=self.rho,
                                           n_alt=self.n_alt, random_state=seed, verbose=self.verbose,
                                           precondition=self.precondition, **kw)
-        score = (lambda sol: _held_out_loglik(sol, dictionaries, n_atoms, held, self.coef_floor)) if auto_rank else None
+        score = (lambda sol: _held_out_loglik(sol, dictionaries, n_atoms, held, self.coef_floor, held_weight)) if auto_rank else None
         key, fits = select_candidate(lambda F: solve(F, n_init=n_search), loss, val, ranks, gammas, score, self.verbose)
         self.n_components_, self.smoothing_ = key
         self.rank_scores_ = {F: max(fits[F, g][1] for g in gammas) for F, _ in fits} if auto_rank else {}
@@ -911,7 +932,7 @@ class RAD(DensityMixin, BaseEstimator):
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, table)
         return self
 
-    def partial_fit(self, X, y=None):
+    def partial_fit(self, X, y=None, sample_weight=None):
         """Add the rows of `X` (array-like or DataFrame) to the fit, then fit the density to all the counts so far; `y` is ignored.
 
         For streams that never end (scikit-learn's convention; dask-ml's `Incremental` calls it). The **first** call
@@ -920,24 +941,28 @@ class RAD(DensityMixin, BaseEstimator):
         column (a later value without a point mass is refused) and be large enough, and spread enough, for the ranges
         and the automatic dictionaries (thousands of rows). Later calls add their rows' counts (rows keep their index
         in the stream for the held-out split) and refit from all the counts; the model is usable after every call. Given
-        one chunk, `partial_fit` is `fit`. `fit` discards a stream; the next `partial_fit` starts a new one."""
+        one chunk, `partial_fit` is `fit`. `fit` discards a stream; the next `partial_fit` starts a new one.
+        `sample_weight` weighs the chunk's rows as in `fit`."""
         stream = getattr(self, '_stream', None)
         X = self._table(X, reset=stream is None)
+        weights = self._sample_weight(sample_weight, X)
         with threadpool_limits(1, user_api='blas'):
             if stream is None:
                 self._check_solver_params(); self._check_table_params()
                 rng = check_random_state(self.random_state)
                 seed = int(rng.randint(2**31 - 1))
-                summary = self._summary(X, seed)
+                summary = self._summary(X, seed, weights)
                 plan = self._plan(summary, seed, rng)
-                stream = dict(plan=plan, summary=summary, rng=copy.deepcopy(rng), counts=self._count(X, plan))
+                stream = dict(plan=plan, summary=summary, rng=copy.deepcopy(rng), counts=self._count(X, plan, weights=weights),
+                              rows=len(X))
             else:
-                plan, n = stream['plan'], stream['counts'].n_samples
+                plan, n = stream['plan'], stream['rows']
                 stream['summary'] += summarize(check_chunk(X), n, plan['seed'], float(self.validation_fraction),
-                                               caps=stream['summary'].caps, k=stream['summary'].k)  # more held-out rows
-                stream['counts'] += self._count(X, plan, prepare=plan['check'], offset=n)
+                                               caps=stream['summary'].caps, k=stream['summary'].k, weights=weights)  # more held-out rows
+                stream['counts'] += self._count(X, plan, prepare=plan['check'], offset=n, weights=weights)
+                stream['rows'] += len(X)
             self._solve(stream['plan'], stream['counts'], stream['plan']['prepare'](stream['summary'].held_out),
-                        copy.deepcopy(stream['rng']))  # every call's solve starts from the same random stream
+                        copy.deepcopy(stream['rng']), stream['summary'].held_weights())  # every call's solve starts from the same random stream
             self._stream = stream
         return self
 

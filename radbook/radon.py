@@ -158,7 +158,7 @@ def _count_kernel():
         try: import numba
         except ImportError: _kernel = False; return None  # optional (radbook[fast]): numpy gives the same counts
         @numba.njit(parallel=True, nogil=True, cache=True)
-        def kernel(X, pj, pk, c, s, lo, width, n_bins, n_parts, counts):
+        def kernel(X, w, pj, pk, c, s, lo, width, n_bins, n_parts, counts):
             K, P, M, top = X.shape[0], pj.shape[0], c.shape[0], n_bins - 1
             for t in numba.prange(n_parts):
                 for i in range(t * K // n_parts, (t + 1) * K // n_parts):
@@ -170,7 +170,7 @@ def _count_kernel():
                             v += s[m] * xk
                             v = np.floor((v - lo[p, m]) / width[p, m])  # the expression of `_bin_index_inplace`, in its order
                             b = 0 if v < 0 else (top if v > top else int(v))
-                            counts[t, p, m, b] += 1
+                            counts[t, p, m, b] += w[i]
         _kernel = (kernel, numba.get_num_threads)
     return _kernel or None
 
@@ -183,32 +183,46 @@ def _use_numba(engine, work: int) -> bool:
         return False
     return True
 
-def _numba_counts(X, pairs, c, s, lo, width, n_bins):
-    "`projection_counts` by the compiled kernel: one part of the rows per thread, their counts added."
+def _numba_counts(X, pairs, c, s, lo, width, n_bins, weights=None):
+    "`projection_counts` by the compiled kernel: one part of the rows per thread, their counts (or weights) added."
     kernel, n_threads = _count_kernel()
     n_parts = max(1, min(n_threads(), len(X) * len(pairs) * len(c) // _PARALLEL_WORK, len(X)))
-    counts = np.zeros((n_parts, len(pairs), len(c), n_bins), dtype=np.int64)
-    kernel(np.ascontiguousarray(X), np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]), c, s,
+    w = np.ones(len(X), dtype=np.int64) if weights is None else weights  # integer ones: the same kernel, exact counts
+    counts = np.zeros((n_parts, len(pairs), len(c), n_bins), dtype=w.dtype)
+    kernel(np.ascontiguousarray(X), w, np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]), c, s,
                   np.ascontiguousarray(lo), np.ascontiguousarray(width), n_bins, n_parts, counts)
     return counts.sum(axis=0)
 
 # %% ../nbs/02_radon.ipynb #3e9b1202
-def projection_counts(X, pairs, directions, lo, width, n_bins: int, chunk_size: int = 4096, engine: str = 'auto') -> np.ndarray:
-    "Counts of projected samples per bin: int64 array of shape (n_pairs, n_directions, n_bins), by the compiled counter (`engine='numba'`; 'auto': when numba is installed and the call projects at least 2**22 values) or numpy (the same counts)."
+def _check_weights(weights, n_samples):
+    "`weights` as a float array of `n_samples` finite non-negative values."
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (n_samples,): raise ValueError(f"weights must have one entry per sample ({n_samples}), got shape {w.shape}.")
+    if not np.isfinite(w).all() or (w < 0).any(): raise ValueError("weights must be finite and non-negative.")
+    return w
+
+def projection_counts(X, pairs, directions, lo, width, n_bins: int, chunk_size: int = 4096, engine: str = 'auto',
+                      weights=None) -> np.ndarray:
+    """Counts of projected samples per bin: int64 array of shape (n_pairs, n_directions, n_bins), by the compiled counter
+    (`engine='numba'`; 'auto': when numba is installed and the call projects at least 2**22 values) or numpy (the same
+    counts). With `weights` (one per sample), each sample adds its weight instead of 1 (float64 sums)."""
     X, n_bins = _check_X(X, allow_nan=True), _check_n_bins(n_bins)
     pairs, (c, s) = _check_pairs(pairs, X.shape[1]), _check_directions(directions)
     P, M = len(pairs), len(c)
     lo, width = _check_bins(lo, width, (P, M))
-    if _use_numba(engine, len(X) * P * M): return _numba_counts(X, pairs, c, s, lo, width, n_bins)
+    w = None if weights is None else _check_weights(weights, len(X))
+    if _use_numba(engine, len(X) * P * M): return _numba_counts(X, pairs, c, s, lo, width, n_bins, w)
     offset = (np.arange(P * M) * n_bins).reshape(P, M)
-    counts = np.zeros(P * M * n_bins, dtype=np.int64)
+    counts = np.zeros(P * M * n_bins, dtype=np.int64 if w is None else float)
     gaps = bool(np.isnan(X).any())
     for start, stop in _chunks(len(X), chunk_size, P * M):
         p = _project(X[start:stop], pairs, c, s)
         seen = ~np.isnan(p) if gaps else None  # a missing entry leaves its row out of the pair's counts
         with np.errstate(invalid='ignore'): idx = _bin_index_inplace(p, lo, width, n_bins)
         idx += offset
-        counts += np.bincount(idx[seen] if gaps else idx.ravel(), minlength=P * M * n_bins)
+        ww = None if w is None else np.broadcast_to(w[start:stop, None, None], idx.shape)
+        counts += np.bincount(idx[seen] if gaps else idx.ravel(), minlength=P * M * n_bins,
+                              weights=None if w is None else (ww[seen] if gaps else ww.ravel()))
     return counts.reshape(P, M, n_bins)
 
 # %% ../nbs/02_radon.ipynb #ab9a75dc

@@ -9,19 +9,28 @@ import numpy as np
 from .dictionaries import DictionaryCPD, PointMass, check_dictionaries, is_atom, point_mass, scale_atom
 
 # %% auto #0
-__all__ = ['robust_scale', 'standardize', 'standard_dictionaries', 'table_dictionaries', 'snap_discrete', 'ColumnSpec',
-           'is_frame', 'encode_frame', 'decode_frame', 'standard_density']
+__all__ = ['weighted_quantile', 'robust_scale', 'standardize', 'standard_dictionaries', 'table_dictionaries', 'snap_discrete',
+           'ColumnSpec', 'is_frame', 'encode_frame', 'decode_frame', 'standard_density']
 
 # %% ../nbs/03a_tables.ipynb #58a61659
-def _scale_of(x) -> float:
-    "Robust scale of the values `x`: IQR / 1.349, else the standard deviation, else 1."
-    q1, q3 = np.quantile(x, [0.25, 0.75])
-    for value in ((q3 - q1) / 1.349, np.std(x)):
+def weighted_quantile(x, w, q) -> np.ndarray:
+    """Quantiles `q` of the values `x` with weights `w`: the least value whose cumulative weight reaches `q` of the total
+    (numpy's 'inverted_cdf'), so integer weights give the quantiles of the values repeated that many times."""
+    o = np.argsort(x, kind='stable')
+    x, c = np.asarray(x, dtype=float)[o], np.cumsum(np.asarray(w, dtype=float)[o])
+    return x[np.minimum(np.searchsorted(c, np.asarray(q) * c[-1], side='left'), len(x) - 1)]
+
+def _scale_of(x, w=None) -> float:
+    "Robust scale of the values `x` (with weights `w`): IQR / 1.349, else the standard deviation, else 1."
+    if w is None: q1, q3 = np.quantile(x, [0.25, 0.75]); sd = np.std(x)
+    else: q1, q3 = weighted_quantile(x, w, [0.25, 0.75]); sd = np.sqrt(np.average((x - np.average(x, weights=w)) ** 2, weights=w))
+    for value in ((q3 - q1) / 1.349, sd):
         if value > 1e-12 * max(1.0, np.abs(x).max()): return float(value)
     return 1.0
 
-def robust_scale(X, groups=None) -> tuple:
-    "`(centre, scale)` of every column of `X`: median and IQR/1.349 (the standard deviation, then 1, when that is 0), pooled over the columns of a group."
+def robust_scale(X, groups=None, weights=None) -> tuple:
+    """`(centre, scale)` of every column of `X`: median and IQR/1.349 (the standard deviation, then 1, when that is 0),
+    pooled over the columns of a group; with `weights` (one per row), weighted (`weighted_quantile`)."""
     X = np.asarray(X, dtype=float)
     groups = np.arange(X.shape[1]) if groups is None else np.asarray(groups)
     if groups.shape != (X.shape[1],): raise ValueError(f"groups must have one entry per column ({X.shape[1]}), got shape {groups.shape}.")
@@ -29,9 +38,12 @@ def robust_scale(X, groups=None) -> tuple:
     for g in np.unique(groups):
         cols = groups == g
         values = X[:, cols].ravel()
-        values = values[~np.isnan(values)]  # missing entries (NaN) do not count
+        w = None if weights is None else np.repeat(np.asarray(weights, dtype=float), cols.sum())
+        keep = ~np.isnan(values) if w is None else ~np.isnan(values) & (w > 0)  # missing entries (NaN) do not count
+        values, w = values[keep], (None if w is None else w[keep])
         if len(values) == 0: raise ValueError(f"Column {np.flatnonzero(cols)[0]} has no observed value (all missing).")
-        centre[cols], scale[cols] = np.median(values), _scale_of(values)
+        if w is None: centre[cols], scale[cols] = np.median(values), _scale_of(values)
+        else: centre[cols], scale[cols] = weighted_quantile(values, w, 0.5), _scale_of(values, w)
     return centre, scale
 
 def standardize(X, centre, scale) -> np.ndarray:
