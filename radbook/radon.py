@@ -151,27 +151,32 @@ _PARALLEL_WORK = 2 ** 21  # the compiled counter gives each thread at least this
 _COMPILED_WORK = 2 ** 22  # engine='auto' compiles from this many projected values per call (numba's import costs ~100 MiB)
 _kernel = None
 
+def _make_kernel(numba, weighted: bool):
+    "The counting loop, compiled; `weighted` (a constant of the compiled code) adds `w[i]` instead of 1."
+    @numba.njit(parallel=True, nogil=True, cache=True)
+    def kernel(X, w, pj, pk, c, s, lo, width, n_bins, n_parts, counts):
+        K, P, M, top = X.shape[0], pj.shape[0], c.shape[0], n_bins - 1
+        for t in numba.prange(n_parts):
+            for i in range(t * K // n_parts, (t + 1) * K // n_parts):
+                for p in range(P):
+                    xj, xk = X[i, pj[p]], X[i, pk[p]]
+                    if np.isnan(xj) or np.isnan(xk): continue  # a missing entry: not in this pair's counts
+                    for m in range(M):
+                        v = c[m] * xj
+                        v += s[m] * xk
+                        v = np.floor((v - lo[p, m]) / width[p, m])  # the expression of `_bin_index_inplace`, in its order
+                        b = 0 if v < 0 else (top if v > top else int(v))
+                        if weighted: counts[t, p, m, b] += w[i]
+                        else: counts[t, p, m, b] += 1
+    return kernel
+
 def _count_kernel():
-    "The compiled counter, imported and built on first use (None without numba)."
+    "The compiled counters `(counts, weighted sums, numba.get_num_threads)`, imported and built on first use (None without numba)."
     global _kernel
     if _kernel is None:
         try: import numba
         except ImportError: _kernel = False; return None  # optional (radbook[fast]): numpy gives the same counts
-        @numba.njit(parallel=True, nogil=True, cache=True)
-        def kernel(X, w, pj, pk, c, s, lo, width, n_bins, n_parts, counts):
-            K, P, M, top = X.shape[0], pj.shape[0], c.shape[0], n_bins - 1
-            for t in numba.prange(n_parts):
-                for i in range(t * K // n_parts, (t + 1) * K // n_parts):
-                    for p in range(P):
-                        xj, xk = X[i, pj[p]], X[i, pk[p]]
-                        if np.isnan(xj) or np.isnan(xk): continue  # a missing entry: not in this pair's counts
-                        for m in range(M):
-                            v = c[m] * xj
-                            v += s[m] * xk
-                            v = np.floor((v - lo[p, m]) / width[p, m])  # the expression of `_bin_index_inplace`, in its order
-                            b = 0 if v < 0 else (top if v > top else int(v))
-                            counts[t, p, m, b] += w[i]
-        _kernel = (kernel, numba.get_num_threads)
+        _kernel = (_make_kernel(numba, False), _make_kernel(numba, True), numba.get_num_threads)
     return _kernel or None
 
 def _use_numba(engine, work: int) -> bool:
@@ -185,10 +190,11 @@ def _use_numba(engine, work: int) -> bool:
 
 def _numba_counts(X, pairs, c, s, lo, width, n_bins, weights=None):
     "`projection_counts` by the compiled kernel: one part of the rows per thread, their counts (or weights) added."
-    kernel, n_threads = _count_kernel()
+    count, add, n_threads = _count_kernel()
+    kernel = count if weights is None else add
     n_parts = max(1, min(n_threads(), len(X) * len(pairs) * len(c) // _PARALLEL_WORK, len(X)))
-    w = np.ones(len(X), dtype=np.int64) if weights is None else weights  # integer ones: the same kernel, exact counts
-    counts = np.zeros((n_parts, len(pairs), len(c), n_bins), dtype=w.dtype)
+    w = np.zeros(1) if weights is None else weights  # the counting kernel never reads it
+    counts = np.zeros((n_parts, len(pairs), len(c), n_bins), dtype=np.int64 if weights is None else float)
     kernel(np.ascontiguousarray(X), w, np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]), c, s,
                   np.ascontiguousarray(lo), np.ascontiguousarray(width), n_bins, n_parts, counts)
     return counts.sum(axis=0)
