@@ -266,16 +266,12 @@ class Explorer:
 
     def _set_pairs(self, pair=None):
         "Offer the pairs of the current family's features (discrete ones marked), keeping `pair` when it exists."
-        if self.data is not None:
+        if self.data is not None:  # a user's table: its column names
             options = [(f"{self.names[j]}, {self.names[k]}", (int(j), int(k))) for j, k in feature_pairs(len(self.names))]
-            self._pairs_family = 'table'
-            self.controls['pair'].options = options
-            keep = pair if pair is not None else self.controls['pair'].value
-            self.controls['pair'].value = tuple(keep) if tuple(keep or ()) in [o[1] for o in options] else options[0][1]
-            return
-        d = self._truth().dictionaries
-        options = [(f"x{j + 1}, x{k + 1}" + (" (discrete)" if is_discrete(d[j]) or is_discrete(d[k]) else ""), (int(j), int(k)))
-                   for j, k in feature_pairs(len(d))]
+        else:
+            d = self._truth().dictionaries
+            options = [(f"x{j + 1}, x{k + 1}" + (" (discrete)" if is_discrete(d[j]) or is_discrete(d[k]) else ""), (int(j), int(k)))
+                       for j, k in feature_pairs(len(d))]
         keep = pair if pair is not None else self.controls['pair'].value
         self._pairs_family = self.controls['family'].value
         self.controls['pair'].options = options

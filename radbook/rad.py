@@ -19,7 +19,7 @@ from scipy.sparse import csr_array
 from threadpoolctl import threadpool_limits
 from .cpd import cpd_from_pairwise
 from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries, point_mass
-from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators)
+from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators, _check_weights)
 from .datapass import (Counts, check_chunk, data_pass, is_chunked, is_dask_array, split_counts, summarize, Summary,
                                _NO_CAP, _dask_rows)
 from .tables import (robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete,
@@ -809,10 +809,7 @@ class RAD(DensityMixin, BaseEstimator):
         if sample_weight is None: return None
         if is_dask_array(X): raise TypeError("sample_weight with a Dask array is not supported; pass the rows in memory or in chunks.")
         if isinstance(X, np.ndarray): w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        else:
-            w = np.asarray(sample_weight, dtype=np.float64)
-            if w.ndim != 1: raise ValueError(f"sample_weight must be 1-D (one weight per row), got shape {w.shape}.")
-            if not np.isfinite(w).all() or (w < 0).any(): raise ValueError("sample_weight must be finite and non-negative.")
+        else: w = _check_weights(sample_weight)  # chunks: the data pass checks the length
         if not w.sum() > 0: raise ValueError("sample_weight sums to zero: no row would count.")
         return w
 

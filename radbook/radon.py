@@ -200,10 +200,11 @@ def _numba_counts(X, pairs, c, s, lo, width, n_bins, weights=None):
     return counts.sum(axis=0)
 
 # %% ../nbs/02_radon.ipynb #3e9b1202
-def _check_weights(weights, n_samples):
-    "`weights` as a float array of `n_samples` finite non-negative values."
+def _check_weights(weights, n_samples: int = None):
+    "`weights` as a 1-D float array of finite non-negative values (`n_samples` of them, when given)."
     w = np.asarray(weights, dtype=float)
-    if w.shape != (n_samples,): raise ValueError(f"weights must have one entry per sample ({n_samples}), got shape {w.shape}.")
+    if w.ndim != 1 or (n_samples is not None and len(w) != n_samples):
+        raise ValueError(f"weights must be 1-D with one entry per sample ({n_samples if n_samples is not None else 'a row'}), got shape {w.shape}.")
     if not np.isfinite(w).all() or (w < 0).any(): raise ValueError("weights must be finite and non-negative.")
     return w
 
