@@ -14,8 +14,8 @@ from .cpd import check_cpd
 
 # %% auto #0
 __all__ = ['PAPER_FAMILIES', 'DISCRETE_VALUES', 'gaussian', 'laplacian', 'PointMass', 'point_mass', 'is_atom', 'atom_spec',
-           'scale_atom', 'atom_key', 'atom_logpdfs', 'check_dictionaries', 'DictionaryCPD', 'paper_family', 'gmm_1d',
-           'auto_dictionary', 'auto_dictionaries']
+           'scale_atom', 'atom_key', 'spec_logpdfs', 'atom_logpdfs', 'check_dictionaries', 'DictionaryCPD',
+           'paper_family', 'gmm_1d', 'auto_dictionary', 'auto_dictionaries']
 
 # %% ../nbs/01_dictionaries.ipynb #a8034426
 def gaussian(mean: float, sd: float):
@@ -99,24 +99,32 @@ def atom_key(atom) -> tuple:
 # %% ../nbs/01_dictionaries.ipynb #61b3dd04
 _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
 
+def spec_logpdfs(kinds, locs, scales, x) -> np.ndarray:
+    """Log density at each value of `x` of atoms given as arrays of kinds ('norm', 'laplace', 'point'; 'other' columns
+    are left for the caller), scipy locations and scales: shape `(len(x), len(kinds))` (mixed measure)."""
+    x, kinds = np.asarray(x, dtype=float), np.asarray(kinds)
+    locs, scales = np.asarray(locs, dtype=float), np.asarray(scales, dtype=float)
+    points = kinds == 'point'
+    on_point = np.isin(x, locs[points]) if points.any() else np.zeros(x.shape, bool)
+    out = np.empty((x.shape[0], len(kinds)))
+    for kind in ('norm', 'laplace'):  # all atoms of a family at once, in scipy's order of operations
+        cols = np.flatnonzero(kinds == kind)
+        if not len(cols): continue
+        y = (x[:, None] - locs[cols]) / scales[cols]
+        logp = (-y ** 2 / 2.0 - _LOG_SQRT_2PI if kind == 'norm' else -np.abs(y) - np.log(2.0)) - np.log(scales[cols])
+        if points.any(): logp[on_point] = -np.inf
+        out[:, cols] = logp
+    for l in np.flatnonzero(points): out[:, l] = np.where(x == locs[l], 0.0, -np.inf)
+    return out
+
 def atom_logpdfs(dictionary, x) -> np.ndarray:
     "Log density of every atom of `dictionary` at each value of `x`: shape `(len(x), len(dictionary))` (mixed measure)."
     x = np.asarray(x, dtype=float)
-    specs = [atom_spec(a) for a in dictionary]
-    kinds = [k for k, _, _ in specs]
-    values = np.array([a.value for a, k in zip(dictionary, kinds) if k == 'point'])
-    on_point = np.isin(x, values) if len(values) else np.zeros(x.shape, bool)
-    out = np.empty((x.shape[0], len(dictionary)))
-    for kind in ('norm', 'laplace'):  # all atoms of a family at once, in scipy's order of operations
-        cols = [l for l, k in enumerate(kinds) if k == kind]
-        if not cols: continue
-        loc, scale = np.array([specs[l][1] for l in cols]), np.array([specs[l][2] for l in cols])
-        y = (x[:, None] - loc) / scale
-        logp = (-y ** 2 / 2.0 - _LOG_SQRT_2PI if kind == 'norm' else -np.abs(y) - np.log(2.0)) - np.log(scale)
-        out[:, cols] = np.where(on_point[:, None], -np.inf, logp)
+    kinds, locs, scales = zip(*[atom_spec(a) for a in dictionary])
+    out = spec_logpdfs(kinds, locs, scales, x)
+    on_point = np.isin(x, [v for k, v in zip(kinds, locs) if k == 'point'])
     for l, (atom, kind) in enumerate(zip(dictionary, kinds)):
-        if kind == 'point': out[:, l] = np.where(x == atom.value, 0.0, -np.inf)
-        elif kind == 'other': out[:, l] = np.where(on_point, -np.inf, atom.logpdf(x))
+        if kind == 'other': out[:, l] = np.where(on_point, -np.inf, atom.logpdf(x))
     return out
 
 # %% ../nbs/01_dictionaries.ipynb #e5dd288f

@@ -19,6 +19,7 @@ from scipy.sparse import csr_array
 from threadpoolctl import threadpool_limits
 from .cpd import cpd_from_pairwise
 from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries, point_mass
+from .learn import learn_dictionaries
 from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators, _check_weights)
 from .datapass import (Counts, check_chunk, data_pass, is_chunked, is_dask_array, split_counts, summarize, Summary,
                                _NO_CAP, _dask_rows)
@@ -475,15 +476,18 @@ def _offset_rows(chunk, start, fn, offset, **kwargs):
     return fn(chunk, start + offset, **kwargs)
 
 def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool = True, max_discrete: int = 16,
-                     max_atoms: int = None, discrete=None, names=None, random_state=None) -> tuple:
+                     max_atoms: int = None, discrete=None, names=None, n_components: int = 8, random_state=None) -> tuple:
     """Dictionaries and units of a table from its data-pass `Summary` alone: `(dictionaries in standard units,
     dictionaries in the table's units, centre, scale)` (step 2 above). `discrete[n]` forces a column to point masses
-    (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`)."""
+    (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'learned' starts from each
+    column's automatic atoms with Laplacian twins of the BIC-sized ones and fits the atoms by tied-atom EM at rank `n_components` on
+    the summary's sample (`learn_dictionaries`, notebook 01a)."""
     K, N = summary.n_samples, summary.n_features
     rng = check_random_state(random_state)
     w = summary.sample_weights()  # the rows' weights when the sample holds them all (None: unweighted, or drawn by weight)
     units = lambda X, groups=None: robust_scale(X, groups, w) if standard_units else (np.zeros(N), np.ones(N))
-    if isinstance(dictionaries, str) and dictionaries == 'auto':
+    if isinstance(dictionaries, str) and dictionaries in ('auto', 'learned'):
+        learned = dictionaries == 'learned'
         centre, scale = units(summary.sample)
         Z = standardize(summary.sample, centre, scale)
         forced = np.zeros(N, bool) if discrete is None else np.asarray(discrete, bool)
@@ -499,9 +503,11 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
                 z = Z[seen, n]
                 if w is not None:  # weighted rows: the 1-D mixtures see a resample drawn by weight
                     z = z[rng.choice(len(z), size=len(z), p=w[seen] / w[seen].sum())]
-                std.append(auto_dictionary(z, max_discrete=max_discrete, discrete=False, max_atoms=max_atoms,
-                                           random_state=rng))
+                std.append(auto_dictionary(z, max_discrete=max_discrete, discrete=False, max_atoms=max_atoms, random_state=rng,
+                                           laplacians=learned))
                 values.append(np.unique(summary.sample[seen, n]))
+        if learned:  # the atoms' places and widths fitted with the mixture, on the sample (point masses stay)
+            std, _ = learn_dictionaries(Z, n_components, start=std, row_weights=w, random_state=rng)
         return std, table_dictionaries(std, centre, scale, values), centre, scale
     table = check_dictionaries(dictionaries, N)
     sample = standard_rows(summary.sample, 0.0, 1.0, table, names)  # the given point masses, checked on the sample
@@ -557,9 +563,12 @@ class RAD(DensityMixin, BaseEstimator):
         Rank F of the CPD (the number of mixture components); 'auto' picks it from `n_components_grid` by the
         log-likelihood of the held-out samples (see `n_components_grid`). Each candidate is fitted from a quarter of the
         `n_init` starts; the chosen one then runs the other starts too, so the final fit has all `n_init` of them.
-    dictionaries : 'auto', list of atoms, or list of lists of atoms, default='auto'
+    dictionaries : 'auto', 'learned', list of atoms, or list of lists of atoms, default='auto'
         Atoms of the 1-D densities: 'auto' builds them from each feature's 1-D marginal (`auto_dictionaries`);
-        one list is shared by all features; a list of lists gives one dictionary per feature.
+        'learned' fits their places and widths together with the mixture by tied-atom EM on a sample of up to 10,000
+        rows (`learn_dictionaries`; at the middle rank of `n_components_grid` for n_components='auto'), starting from
+        the automatic atoms plus a Laplacian twin of each atom of the BIC-sized mixture; one list is shared by all features; a list of lists
+        gives one dictionary per feature.
     n_projections : int, default=40
         Number M of random projection directions (shared by all pairs).
     n_bins : int or 'auto', default='auto'
@@ -598,7 +607,7 @@ class RAD(DensityMixin, BaseEstimator):
         Candidate ranks for n_components='auto'. They are tried from the middle one up while the held-out
         log-likelihood improves, then down from the middle if going up did not help (`climb_ranks`).
     max_discrete : int, default=16
-        With dictionaries='auto', a numeric column with at most this many distinct values (and at most half as many
+        With dictionaries='auto' or 'learned', a numeric column with at most this many distinct values (and at most half as many
         as rows) is discrete: one point mass per value. Boolean and categorical columns of a DataFrame always are.
     standardize : bool, default=True
         Compute the projections on robustly standardised columns (median, IQR / 1.349), so that columns in different
@@ -830,7 +839,7 @@ class RAD(DensityMixin, BaseEstimator):
 
     def _summary(self, X, seed, weights=None) -> Summary:
         "The first data pass (`summarize`): distinct values tracked for the columns automatic dictionaries may make discrete."
-        auto = isinstance(self.dictionaries, str) and self.dictionaries == 'auto'
+        auto = isinstance(self.dictionaries, str) and self.dictionaries in ('auto', 'learned')
         caps = (0 if not auto else self.max_discrete if self._columns is None
                 else [_NO_CAP if c.discrete else self.max_discrete for c in self._columns])
         summary = data_pass(X, partial(summarize, seed=seed, validation_fraction=float(self.validation_fraction), caps=caps),
@@ -858,10 +867,11 @@ class RAD(DensityMixin, BaseEstimator):
         K, N = summary.n_samples, summary.n_features
         n_bins = self._check_params(max(2, int(round(summary.total_weight))) if summary.weighted else K)  # frequency weights count
         names = [self._feature_name(n) for n in range(N)]
-        auto = isinstance(self.dictionaries, str) and self.dictionaries == 'auto'
+        auto = isinstance(self.dictionaries, str) and self.dictionaries in ('auto', 'learned')
         dictionaries, table, centre, scale = rad_dictionaries(
             summary, self.dictionaries, self.standardize, self.max_discrete, max_atoms=atom_budget(self._n_pairs(N)),
-            discrete=[c.discrete for c in self._columns] if self._columns is not None else None, names=names, random_state=rng)
+            discrete=[c.discrete for c in self._columns] if self._columns is not None else None, names=names,
+            n_components=self._ranks()[len(self._ranks()) // 2], random_state=rng)
         prepare = partial(standard_rows, centre=centre, scale=scale, dictionaries=None if auto else table, names=names)
         pairs = self._pairs(N, rng)
         Rs, group, counter, attributes = self._statistics(prepare(summary.sample), standardize(
