@@ -99,7 +99,8 @@ def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: 
     rng = check_random_state(random_state)
     floors = np.full(N, 1e-3) if floors is None else np.asarray(floors, dtype=float)
     w = None if row_weights is None else np.asarray(row_weights, dtype=float)
-    n_val = int(round(validation_fraction * K)) if K - int(round(validation_fraction * K)) >= 2 else 0
+    n_val = int(round(validation_fraction * K))
+    if K - n_val < 2: n_val = 0  # too few rows to hold any out: score on the training rows
     order = rng.permutation(K)
     fit, val = order[n_val:], order[:n_val]
     F = int(n_components)

@@ -480,8 +480,8 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     """Dictionaries and units of a table from its data-pass `Summary` alone: `(dictionaries in standard units,
     dictionaries in the table's units, centre, scale)` (step 2 above). `discrete[n]` forces a column to point masses
     (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'learned' starts from each
-    column's automatic atoms with Laplacian twins of the BIC-sized ones and fits the atoms by tied-atom EM at rank `n_components` on
-    the summary's sample (`learn_dictionaries`, notebook 01a)."""
+    column's automatic atoms with Laplacian twins of the BIC-sized ones and fits the atoms by tied-atom EM at rank
+    `n_components` on the summary's sample (`learn_dictionaries`, notebook 01a)."""
     K, N = summary.n_samples, summary.n_features
     rng = check_random_state(random_state)
     w = summary.sample_weights()  # the rows' weights when the sample holds them all (None: unweighted, or drawn by weight)
