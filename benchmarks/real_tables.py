@@ -25,8 +25,8 @@ Protocol, applied to every table before anything is fitted, in both modes:
                 that matters).
 A table name with the suffix '-raw' (e.g. `--tables digits-raw`, not run by default) skips the protocol: the table is
 fitted as loaded, as a user would pass it (digits' pixels stay integers 0..16).
-Methods (`--methods`): RAD, RAD-auto, RAD-pc (RAD(precondition=True)) and RAD-learned (RAD(dictionaries='learned'))
-(these two run only when listed); GMM =
+Methods (`--methods`): RAD, RAD-auto, RAD-pc (RAD(precondition=True)) and RAD-marginal (RAD(dictionaries='marginal'),
+the atoms read off the 1-D marginals: the default before learned dictionaries) (these two run only when listed); GMM =
 GridSearchCV(GaussianMixture(reg_covar=1e-3)) as above (1e-3 after
 standardising keeps digits' constant columns from failing); KDE = GridSearchCV(KernelDensity) over 16 bandwidths
 logspace(-2, 0.5) (cv=3); independent = product of 1-D marginals (add-one frequencies over the table's values for
@@ -56,7 +56,7 @@ MAX_DISCRETE = 16
 REG_COVAR = 1e-3
 SPEED_METHODS = ('GMM', 'RAD', 'RAD-auto')
 LOGLIK_METHODS = ('RAD', 'RAD-auto', 'independent', 'KDEMultivariate', 'GMM', 'KDE')
-OPTIONAL_METHODS = ('RAD-pc', 'RAD-learned')  # only when asked for with --methods
+OPTIONAL_METHODS = ('RAD-pc', 'RAD-marginal')  # only when asked for with --methods
 CONTINUOUS_ONLY = ('GMM', 'KDE')  # --loglik skips them on tables with discrete columns
 
 
@@ -166,10 +166,10 @@ def make_estimator(method, support, quick):
     "A fresh unfitted estimator for `method` (every one has fit and score_samples)."
     import numpy as np
     from sklearn.model_selection import GridSearchCV
-    if method in ('RAD', 'RAD-auto', 'RAD-pc', 'RAD-learned'):
+    if method in ('RAD', 'RAD-auto', 'RAD-pc', 'RAD-marginal'):
         from radbook.rad import RAD
         if method == 'RAD-pc': return RAD(precondition=True, random_state=0)
-        if method == 'RAD-learned': return RAD(dictionaries='learned', random_state=0)
+        if method == 'RAD-marginal': return RAD(dictionaries='marginal', random_state=0)
         return RAD('auto', random_state=0) if method == 'RAD-auto' else RAD(random_state=0)
     if method == 'GMM':
         from sklearn.mixture import GaussianMixture

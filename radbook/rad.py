@@ -28,9 +28,9 @@ from .tables import (robust_scale, standardize, standard_dictionaries, table_dic
 from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
-__all__ = ['RadonLoss', 'random_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve', 'merge_solutions',
-           'auto_bins', 'atom_budget', 'climb_ranks', 'floor_coefs', 'standard_rows', 'rad_dictionaries', 'histograms',
-           'rad_losses', 'select_candidate', 'RAD']
+__all__ = ['AUTO_DICTIONARIES', 'RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps',
+           'refit', 'rad_solve', 'merge_solutions', 'auto_bins', 'atom_budget', 'climb_ranks', 'floor_coefs',
+           'standard_rows', 'rad_dictionaries', 'histograms', 'rad_losses', 'select_candidate', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
 _DENSE_INCIDENCE = 4096  # `_incidence` matrices up to this many entries stay dense (a sparse product costs more calls)
@@ -254,6 +254,24 @@ def random_start(loss: RadonLoss, n_components: int, random_state=None) -> tuple
     B = rng.standard_exponential((len(loss.mask), loss.L, n_components)) * loss.mask[:, :, None]
     return B / B.sum(axis=1, keepdims=True), np.full(n_components, 1.0 / n_components)
 
+_WARM_MIX = 0.5  # warm starts: every start but the first is this share random, the rest the given fit
+
+def warm_start(fit, n_components: int, start: tuple, mix: float = 0.0) -> tuple:
+    """A start near `fit = (coefs, weights)` (one `(L_n, F0)` array per feature and F0 weights, e.g. the tied-atom
+    EM's fit of notebook 01a) in the layout of the random start `start = (B, weights)` at rank `n_components` = F: the
+    F heaviest components of the fit when F <= F0, else all of them (weights scaled by F0 / F) with the last F - F0
+    columns of `start` (weight 1 / F each); then `mix` of `start` and `1 - mix` of that."""
+    coefs, lam0 = fit
+    B_rand, lam_rand = start
+    F0, F = len(lam0), int(n_components)
+    keep = np.sort(np.argsort(-np.asarray(lam0), kind='stable')[:F])  # in the fit's order
+    B, lam = np.zeros_like(B_rand), np.zeros(F)
+    for n, C in enumerate(coefs): B[n, :C.shape[0], :len(keep)] = C[:, keep]
+    lam[:len(keep)] = np.asarray(lam0)[keep]
+    if F > F0: B[:, :, F0:], lam[F0:] = B_rand[:, :, F0:], lam[:F0].sum() / F0
+    lam /= lam.sum()
+    return (1 - mix) * B + mix * B_rand, (1 - mix) * lam + mix * lam_rand
+
 def paper_start(loss: RadonLoss, n_components: int, rho: float = 1.0, n_alt: int = 10) -> tuple:
     "The paper's start: simplex least squares per pair, then SPA on the assembled $\\tilde T$, alternating with $J_2$ `n_alt` times."
     pairs, sizes, N = loss.pairs, loss.n_atoms, len(loss.n_atoms)
@@ -362,14 +380,21 @@ def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: flo
 def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: RadonLoss = None, init: str = 'random',
               n_init: int = 8, combine: str = 'average', max_iter: int = 3000, tol: float = 1e-8, patience: int = 100,
               accelerate: bool = True, rho: float = 1.0, n_alt: int = 10, random_state=None, verbose: int = 0,
-              precondition: bool = False, first: int = 0) -> RADSolution:
+              precondition: bool = False, first: int = 0, warm: tuple = None) -> RADSolution:
     """Fit `(B, weights)` to `loss` from several starts, stop each early by `val`, keep the best or average them, refit on `full`.
     With init='random', `first` skips the first starts drawn from `random_state` (run them with `n_init=first` and
-    join the two solutions with `merge_solutions`: together they equal one call with all the starts)."""
+    join the two solutions with `merge_solutions`: together they equal one call with all the starts). `warm =
+    (coefs, weights)`, a fit of the same dictionaries (e.g. the tied-atom EM's), makes the first start that fit and
+    every other one half that fit, half a random start (`warm_start`, init='random' only)."""
     if combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {combine!r}.")
+    if warm is not None and init != 'random': raise ValueError(f"warm starts need init='random', got init={init!r}.")
     rng = check_random_state(random_state)
     if init == 'paper': starts = [paper_start(loss, n_components, rho=rho, n_alt=n_alt)]
-    elif init == 'random': starts = [random_start(loss, n_components, rng) for _ in range(n_init)][first:]
+    elif init == 'random':
+        starts = [random_start(loss, n_components, rng) for _ in range(n_init)]
+        if warm is not None:
+            starts = [warm_start(warm, n_components, s, 0.0 if i == 0 else _WARM_MIX) for i, s in enumerate(starts)]
+        starts = starts[first:]
     else: raise ValueError(f"init must be 'random' or 'paper', got {init!r}.")
     if not starts: raise ValueError(f"first={first} leaves none of the n_init={n_init} starts to run.")
     res, best, curves = _run(loss, starts, max_iter, tol, accelerate, val, patience, precondition=precondition)
@@ -475,19 +500,23 @@ def _offset_rows(chunk, start, fn, offset, **kwargs):
     "`fn(chunk, start + offset)`: a chunk numbered from `offset` (partial_fit's later chunks)."
     return fn(chunk, start + offset, **kwargs)
 
+AUTO_DICTIONARIES = ('auto', 'learned', 'marginal')  # the dictionaries RAD builds itself ('learned' is 'auto')
+
 def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool = True, max_discrete: int = 16,
-                     max_atoms: int = None, discrete=None, names=None, n_components: int = 8, random_state=None) -> tuple:
+                     max_atoms: int = None, discrete=None, names=None, n_components: int = 8, random_state=None,
+                     return_fit: bool = False) -> tuple:
     """Dictionaries and units of a table from its data-pass `Summary` alone: `(dictionaries in standard units,
     dictionaries in the table's units, centre, scale)` (step 2 above). `discrete[n]` forces a column to point masses
-    (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'learned' starts from each
-    column's automatic atoms with Laplacian twins of the BIC-sized ones and fits the atoms by tied-atom EM at rank
-    `n_components` on the summary's sample (`learn_dictionaries`, notebook 01a)."""
+    (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'marginal' reads each
+    continuous column's atoms off its 1-D marginal (`auto_dictionary`); 'auto' (or 'learned') starts from those with
+    Laplacian twins of the BIC-sized ones and fits the atoms by tied-atom EM at rank `n_components` on the summary's
+    sample (`learn_dictionaries`, notebook 01a). `return_fit=True` appends the EM's fit (None without one)."""
     K, N = summary.n_samples, summary.n_features
     rng = check_random_state(random_state)
     w = summary.sample_weights()  # the rows' weights when the sample holds them all (None: unweighted, or drawn by weight)
     units = lambda X, groups=None: robust_scale(X, groups, w) if standard_units else (np.zeros(N), np.ones(N))
-    if isinstance(dictionaries, str) and dictionaries in ('auto', 'learned'):
-        learned = dictionaries == 'learned'
+    if isinstance(dictionaries, str) and dictionaries in AUTO_DICTIONARIES:
+        learned, fit = dictionaries != 'marginal', None
         centre, scale = units(summary.sample)
         Z = standardize(summary.sample, centre, scale)
         forced = np.zeros(N, bool) if discrete is None else np.asarray(discrete, bool)
@@ -507,13 +536,18 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
                                            laplacians=learned))
                 values.append(np.unique(summary.sample[seen, n]))
         if learned:  # the atoms' places and widths fitted with the mixture, on the sample (point masses stay)
-            std, _ = learn_dictionaries(Z, n_components, start=std, row_weights=w, random_state=rng)
-        return std, table_dictionaries(std, centre, scale, values), centre, scale
+            std, fit = learn_dictionaries(Z, n_components, start=std, row_weights=w, random_state=rng)
+        out = std, table_dictionaries(std, centre, scale, values), centre, scale
+        return out + (fit,) if return_fit else out
+    if isinstance(dictionaries, str):
+        raise ValueError(f"dictionaries must be one of {', '.join(map(repr, AUTO_DICTIONARIES))} or lists of atoms, "
+                         f"got {dictionaries!r}.")
     table = check_dictionaries(dictionaries, N)
     sample = standard_rows(summary.sample, 0.0, 1.0, table, names)  # the given point masses, checked on the sample
     ids = {}
     centre, scale = units(sample, np.array([ids.setdefault(id(d), len(ids)) for d in table]))  # shared lists, shared units
-    return standard_dictionaries(table, centre, scale), table, centre, scale
+    out = standard_dictionaries(table, centre, scale), table, centre, scale
+    return out + (None,) if return_fit else out
 
 def histograms(counts) -> np.ndarray:
     """Counts over their total along the last axis (bins): the histograms $y_{jk}$. Each pair is divided by its own
@@ -563,12 +597,15 @@ class RAD(DensityMixin, BaseEstimator):
         Rank F of the CPD (the number of mixture components); 'auto' picks it from `n_components_grid` by the
         log-likelihood of the held-out samples (see `n_components_grid`). Each candidate is fitted from a quarter of the
         `n_init` starts; the chosen one then runs the other starts too, so the final fit has all `n_init` of them.
-    dictionaries : 'auto', 'learned', list of atoms, or list of lists of atoms, default='auto'
-        Atoms of the 1-D densities: 'auto' builds them from each feature's 1-D marginal (`auto_dictionaries`);
-        'learned' fits their places and widths together with the mixture by tied-atom EM on a sample of up to 10,000
-        rows (`learn_dictionaries`; at the middle rank of `n_components_grid` for n_components='auto'), starting from
-        the automatic atoms plus a Laplacian twin of each atom of the BIC-sized mixture; one list is shared by all features; a list of lists
-        gives one dictionary per feature.
+    dictionaries : 'auto', 'marginal', list of atoms, or list of lists of atoms, default='auto'
+        Atoms of the 1-D densities. 'auto' learns them: it starts from each continuous feature's 1-D mixtures
+        (`auto_dictionary`) plus a Laplacian twin of each atom of the BIC-sized one, fits their places and widths
+        together with a mixture of the CPD's rank by tied-atom EM on a sample of up to 10,000 rows
+        (`learn_dictionaries`; at the middle rank of `n_components_grid` for n_components='auto'), and starts the
+        solver from that mixture (`warm_start`). 'learned' is the same as 'auto'. 'marginal' keeps the atoms read off
+        each 1-D marginal (the default before the learned atoms; faster, less accurate). Discrete and categorical
+        features get one point mass per value either way. One list of atoms is shared by all features; a list of
+        lists gives one dictionary per feature.
     n_projections : int, default=40
         Number M of random projection directions (shared by all pairs).
     n_bins : int or 'auto', default='auto'
@@ -607,7 +644,7 @@ class RAD(DensityMixin, BaseEstimator):
         Candidate ranks for n_components='auto'. They are tried from the middle one up while the held-out
         log-likelihood improves, then down from the middle if going up did not help (`climb_ranks`).
     max_discrete : int, default=16
-        With dictionaries='auto' or 'learned', a numeric column with at most this many distinct values (and at most half as many
+        With dictionaries built by RAD (a string), a numeric column with at most this many distinct values (and at most half as many
         as rows) is discrete: one point mass per value. Boolean and categorical columns of a DataFrame always are.
     standardize : bool, default=True
         Compute the projections on robustly standardised columns (median, IQR / 1.349), so that columns in different
@@ -731,6 +768,9 @@ class RAD(DensityMixin, BaseEstimator):
         if isinstance(self.pairs, str):
             if self.pairs not in ('auto', 'all'): raise ValueError(f"pairs must be 'auto', 'all' or an integer >= 2, got {self.pairs!r}.")
         else: _check_int('pairs', self.pairs, 2)
+        if isinstance(self.dictionaries, str) and self.dictionaries not in AUTO_DICTIONARIES:
+            raise ValueError(f"dictionaries must be one of {', '.join(map(repr, AUTO_DICTIONARIES))} or lists of atoms, "
+                             f"got {self.dictionaries!r}.")
 
     def _check_params(self, n_samples):
         "Validate the hyperparameters; returns the number of bins per direction."
@@ -839,7 +879,7 @@ class RAD(DensityMixin, BaseEstimator):
 
     def _summary(self, X, seed, weights=None) -> Summary:
         "The first data pass (`summarize`): distinct values tracked for the columns automatic dictionaries may make discrete."
-        auto = isinstance(self.dictionaries, str) and self.dictionaries in ('auto', 'learned')
+        auto = isinstance(self.dictionaries, str) and self.dictionaries in AUTO_DICTIONARIES
         caps = (0 if not auto else self.max_discrete if self._columns is None
                 else [_NO_CAP if c.discrete else self.max_discrete for c in self._columns])
         summary = data_pass(X, partial(summarize, seed=seed, validation_fraction=float(self.validation_fraction), caps=caps),
@@ -867,16 +907,17 @@ class RAD(DensityMixin, BaseEstimator):
         K, N = summary.n_samples, summary.n_features
         n_bins = self._check_params(max(2, int(round(summary.total_weight))) if summary.weighted else K)  # frequency weights count
         names = [self._feature_name(n) for n in range(N)]
-        auto = isinstance(self.dictionaries, str) and self.dictionaries in ('auto', 'learned')
-        dictionaries, table, centre, scale = rad_dictionaries(
+        auto = isinstance(self.dictionaries, str) and self.dictionaries in AUTO_DICTIONARIES
+        dictionaries, table, centre, scale, fit = rad_dictionaries(
             summary, self.dictionaries, self.standardize, self.max_discrete, max_atoms=atom_budget(self._n_pairs(N)),
             discrete=[c.discrete for c in self._columns] if self._columns is not None else None, names=names,
-            n_components=self._ranks()[len(self._ranks()) // 2], random_state=rng)
+            n_components=self._ranks()[len(self._ranks()) // 2], random_state=rng, return_fit=True)
         prepare = partial(standard_rows, centre=centre, scale=scale, dictionaries=None if auto else table, names=names)
         pairs = self._pairs(N, rng)
         Rs, group, counter, attributes = self._statistics(prepare(summary.sample), standardize(
             np.vstack([summary.lo, summary.hi]), centre, scale), dictionaries, pairs, n_bins, rng)
-        return dict(seed=seed, n_bins=n_bins, dictionaries=dictionaries, table=table, centre=centre, scale=scale,
+        warm = None if fit is None else (fit['coefs'], fit['weights'])  # the EM's mixture: the solver's first start
+        return dict(seed=seed, n_bins=n_bins, dictionaries=dictionaries, table=table, centre=centre, scale=scale, warm=warm,
                     prepare=prepare, pairs=pairs, Rs=Rs, group=group, counter=counter, attributes=attributes,
                     check=partial(standard_rows, centre=centre, scale=scale, dictionaries=table, names=names,
                                   hint="the first chunk given to partial_fit fixes the dictionaries"))
@@ -913,7 +954,8 @@ class RAD(DensityMixin, BaseEstimator):
         solve = lambda F, **kw: rad_solve(loss, F, val=val, init=self.init, combine=self.combine, max_iter=self.max_iter,
                                           tol=self.tol, patience=self.patience, accelerate=self.accelerate, rho=self.rho,
                                           n_alt=self.n_alt, random_state=seed, verbose=self.verbose,
-                                          precondition=self.precondition, **kw)
+                                          precondition=self.precondition,
+                                          warm=plan['warm'] if self.init == 'random' else None, **kw)
         score = (lambda sol: _held_out_loglik(sol, dictionaries, n_atoms, held, self.coef_floor, held_weight)) if auto_rank else None
         key, fits = select_candidate(lambda F: solve(F, n_init=n_search), loss, val, ranks, gammas, score, self.verbose)
         self.n_components_, self.smoothing_ = key
