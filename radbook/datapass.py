@@ -120,7 +120,8 @@ class NpyChunks:
     def __repr__(self): return f"NpyChunks({str(self.path)!r}, {self.file_shape[0]} rows x {self.file_shape[1]} columns, chunk_rows={self.chunk_rows})"
 
 # %% ../nbs/03b_datapass.ipynb #90149506
-_SAMPLE_ROWS = 10_000  # rows in each bottom-k sample of the summary
+_SAMPLE_ROWS = 40_000  # rows in the summary's bottom-k sample (the dictionary EM's rows)
+_BASE_ROWS = 10_000    # rows of the sample that set units, 1-D dictionaries and bins; rows in the held-out sample
 _NO_CAP = -1           # caps entry: track the distinct values whatever their number (categories)
 
 def _bottom(index, keys, rows, weights, k):
@@ -153,7 +154,7 @@ class Summary:
 
     Attributes: `n_samples`, `n_features`, `lo` / `hi` (column ranges), `sample_index` / `sample` / `sample_weight` (the
     bottom-k rows by stream-0 number, sorted by index, and their weights), `held_index` / `held_out` / `held_weight`
-    (the same among the held-out rows), `n_held_out`, `values` (per column `(distinct values, counts)`, or None when not
+    (the same among the held-out rows, at most `_BASE_ROWS` of them), `n_held_out`, `values` (per column `(distinct values, counts)`, or None when not
     tracked or more than `caps[n]`), `caps`, `k`, `total_weight` (the sum of the rows' weights: `n_samples` unweighted).
     Rows of weight 0 are not in a summary at all."""
     def __init__(self, n_samples, lo, hi, sample, held, n_held_out, values, caps, k, total_weight=None):
@@ -173,6 +174,13 @@ class Summary:
         and for a sample drawn by weight from more rows (it already stands for the weights)."""
         return self.sample_weight if self.weighted and len(self.sample) == self.n_samples else None
 
+    def subsample(self, k: int) -> tuple:
+        """`(rows, weights)`: the rows of `sample` with the `k` smallest stream-0 numbers, sorted by index (the bottom-k
+        sample itself), and their weights by the rule of `sample_weights`."""
+        if k >= len(self.sample): return self.sample, self.sample_weights()
+        index, _, rows, weights = _bottom(self.sample_index, self._sample_keys, self.sample, self.sample_weight, k)
+        return rows, None  # fewer rows than the table: drawn by weight, they stand for the weights
+
     def held_weights(self):
         "The weights to use with `held_out`, by the rule of `sample_weights`."
         return self.held_weight if self.weighted and len(self.held_out) == self.n_held_out else None
@@ -188,7 +196,8 @@ class Summary:
                        _bottom(*cat((self.sample_index, self._sample_keys, self.sample, self.sample_weight),
                                     (other.sample_index, other._sample_keys, other.sample, other.sample_weight)), self.k),
                        _bottom(*cat((self.held_index, self._held_keys, self.held_out, self.held_weight),
-                                    (other.held_index, other._held_keys, other.held_out, other.held_weight)), self.k),
+                                    (other.held_index, other._held_keys, other.held_out, other.held_weight)),
+                               min(self.k, _BASE_ROWS)),
                        self.n_held_out + other.n_held_out,
                        [_merge_values(a, b, c) for a, b, c in zip(self.values, other.values, self.caps)], self.caps, self.k,
                        self.total_weight + other.total_weight)
@@ -223,7 +232,7 @@ def summarize(chunk, start: int, seed: int, validation_fraction: float = 0.0, ca
         v, c = np.unique(x, return_counts=True)
         values.append(None if cap != _NO_CAP and len(v) > cap else (v, c.astype(np.int64)))
     return Summary(K, np.fmin.reduce(chunk, axis=0, initial=np.nan), np.fmax.reduce(chunk, axis=0, initial=np.nan),  # NaN skipped
-                   _bottom(index, keys, chunk, w, k), _bottom(index[held], keys[held], chunk[held], w[held], k),
+                   _bottom(index, keys, chunk, w, k), _bottom(index[held], keys[held], chunk[held], w[held], min(k, _BASE_ROWS)),
                    int(held.sum()), values, caps, k, float(w.sum()))
 
 # %% ../nbs/03b_datapass.ipynb #f850f243

@@ -118,7 +118,7 @@ def tasks(config: ExperimentConfig) -> list:
 # solver and the coefficient floor; RAD* 6, RAD 7, JUPAD 6: the data pass, whose held-out split draws each row by a
 # hash of its index and whose units, dictionaries and bins come from a sample of 10,000 rows; RAD 8: learned
 # dictionaries by default, the solver started from the tied-atom EM's fit).
-METHOD_VERSIONS = {'RAD*': 6, 'RAD': 8, 'JUPAD': 6, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1, 'EM*': 1}
+METHOD_VERSIONS = {'RAD*': 6, 'RAD': 9, 'JUPAD': 6, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1, 'EM*': 1}
 
 def _cache_file(out: Path, task, config: ExperimentConfig) -> Path:
     family, K, trial, method = task

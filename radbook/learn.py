@@ -12,7 +12,8 @@ from .dictionaries import (DictionaryCPD, atom_spec, auto_dictionary, gaussian, 
                                   spec_logpdfs, _resolution)
 
 # %% auto #0
-__all__ = ['atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'tied_em', 'atom_floor', 'learn_dictionaries']
+__all__ = ['atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'tied_em', 'overrelax', 'atom_floor',
+           'learn_dictionaries']
 
 # %% ../nbs/01a_learn.ipynb #5e97f650
 _LEARNABLE = ('norm', 'laplace', 'point')
@@ -32,67 +33,96 @@ def arrays_atoms(kinds, locs, scales) -> list:
     return [make[k](float(m), float(s)) for k, m, s in zip(kinds, locs, scales)]
 
 # %% ../nbs/01a_learn.ipynb #fe1534df
-_TINY = 1e-300
+_TINY, _TINY32 = 1e-300, np.finfo(np.float32).tiny
+_LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
+
+_F32 = np.float32
+
+def _logpdfs_t(kinds, locs, scales, x) -> np.ndarray:
+    """`spec_logpdfs(kinds, locs, scales, x).T` in single precision for Gaussian, Laplacian and point-mass atoms,
+    computed atoms first: `(atoms, rows)`."""
+    out = np.empty((len(kinds), len(x)), _F32)
+    points = kinds == 'point'
+    on_point = np.isin(x, locs[points]) if points.any() else None  # compared in double: equal values stay equal
+    x32 = x.astype(_F32)
+    for kind in ('norm', 'laplace'):
+        rows = np.flatnonzero(kinds == kind)
+        if not len(rows): continue
+        y = np.subtract(x32, locs[rows, None].astype(_F32)); y *= (1 / scales[rows, None]).astype(_F32)
+        norm = (_LOG_SQRT_2PI if kind == 'norm' else np.log(2.0)) + np.log(scales[rows])
+        if kind == 'norm': np.square(y, out=y); y *= _F32(-0.5)
+        else: np.abs(y, out=y); np.negative(y, out=y)
+        y -= norm[:, None].astype(_F32)
+        if on_point is not None: y[:, on_point] = -np.inf  # the counting measure: continuous atoms have no mass there
+        out[rows] = y
+    for l in np.flatnonzero(points): out[l] = np.where(x == locs[l], 0.0, -np.inf)
+    return out
 
 def tied_e_step(Z, atoms, weights, coefs) -> tuple:
     """Posteriors of a tied-atom dictionary CPD for the rows of `Z` (NaN = missing): `(resp, E, M, loglik)`, with
-    `resp[i, r]` the component posteriors, `E[n]` the atom densities of feature n divided by each row's largest,
-    `M[n] = E[n] @ coefs[n]` and `loglik` the log density of every row."""
+    `resp[i, r]` the component posteriors, `E[n]` (atoms x rows, single precision) the atom densities of feature n
+    divided by each row's largest, `M[n] = coefs[n].T @ E[n]` (components x rows) and `loglik` the log density of every row."""
     K, F = len(Z), len(weights)
-    P, log_scale, E, M = np.tile(np.asarray(weights, dtype=float), (K, 1)), np.zeros(K), [], []
+    P = np.repeat(np.asarray(weights, dtype=float)[:, None], K, axis=1)  # (components, rows)
+    log_scale, E, M = np.zeros(K), [], []
     with np.errstate(divide='ignore'):
         for n, (kinds, locs, scales) in enumerate(atoms):
-            missing = np.isnan(Z[:, n])
-            lp = spec_logpdfs(kinds, locs, scales, np.where(missing, locs[0], Z[:, n]))
-            lp[missing] = 0.0
-            top = lp.max(axis=1)
-            lp -= top[:, None]; np.exp(lp, out=lp)
-            m = lp @ coefs[n]; np.maximum(m, _TINY, out=m)
+            x = Z[:, n]
+            missing = np.isnan(x)
+            lp = _logpdfs_t(kinds, locs, scales, np.where(missing, locs[0], x))
+            lp[:, missing] = 0.0
+            top = lp.max(axis=0)
+            lp -= top; np.exp(lp, out=lp)
+            m = coefs[n].T.astype(_F32) @ lp; np.maximum(m, _TINY32, out=m)
             P *= m
-            peak = P.max(axis=1); P /= peak[:, None]
-            log_scale += top + np.log(peak)
+            peak = P.max(axis=0); P /= peak
+            log_scale += top; log_scale += np.log(peak)
             E.append(lp); M.append(m)
-    total = P.sum(axis=1)
-    P /= total[:, None]
-    return P, E, M, np.log(total) + log_scale
+    total = P.sum(axis=0)
+    P /= total
+    return P.T, E, M, np.log(total) + log_scale
 
 # %% ../nbs/01a_learn.ipynb #1178bc2f
 def tied_m_step(Z, atoms, resp, E, M, coefs, floors, row_weights=None) -> tuple:
     "One M-step from `tied_e_step`'s posteriors: `(weights, coefs, atoms)`; `floors[n]` bounds feature n's atom widths below."
-    if row_weights is not None: resp = resp * row_weights[:, None]
-    mass = resp.sum(axis=0)
+    R = resp.T if row_weights is None else resp.T * row_weights  # (components, rows)
+    mass = R.sum(axis=1)
+    R32 = R.astype(_F32)
     new_coefs, new_atoms = [], []
     for n, (kinds, locs, scales) in enumerate(atoms):
-        Q = resp / M[n]
-        eta = E[n] * (Q @ coefs[n].T)                       # posterior of each atom, summed over components
-        S = coefs[n] * (E[n].T @ Q)
+        Q = R32 / M[n]
+        eta = coefs[n].astype(_F32) @ Q; eta *= E[n]        # posterior of each atom, summed over components: (atoms, rows)
+        S = coefs[n] * (E[n] @ Q.T)
         total = S.sum(axis=0, keepdims=True)
         new_coefs.append(np.where(total > 0, S / np.maximum(total, _TINY), coefs[n]))
-        seen = ~np.isnan(Z[:, n])
-        x, eta = Z[seen, n], eta[seen]
-        w = eta.sum(axis=0)
+        x = Z[:, n]
+        seen = ~np.isnan(x)
+        if not seen.all(): x, eta = x[seen], eta[:, seen]
+        x32, w = x.astype(_F32), eta.sum(axis=1, dtype=float)
         locs, scales = locs.copy(), scales.copy()
         live = w > 1e-8 * max(len(x), 1)                     # an atom no row uses keeps its place
         g = np.flatnonzero(live & (kinds == 'norm'))
         if len(g):
-            mu = x @ eta[:, g] / w[g]
-            var = (x * x) @ eta[:, g] / w[g] - mu * mu
-            locs[g], scales[g] = mu, np.sqrt(np.maximum(var, floors[n] ** 2))
+            mu = eta[g] @ x.astype(_F32) / w[g]
+            d = np.subtract(x32, mu[:, None].astype(_F32)); d *= d; d *= eta[g]  # the variance about the new mean
+            locs[g], scales[g] = mu, np.sqrt(np.maximum(d.sum(axis=1, dtype=float) / w[g], floors[n] ** 2))
         lap = np.flatnonzero(live & (kinds == 'laplace'))
         if len(lap):
-            r = eta[:, lap] / np.maximum(np.abs(x[:, None] - locs[lap]), 1e-3 * floors[n])
-            locs[lap] = x @ r / r.sum(axis=0)
-            b = (eta[:, lap] * np.abs(x[:, None] - locs[lap])).sum(axis=0) / w[lap]
-            scales[lap] = np.maximum(b, floors[n] / np.sqrt(2))
+            r = eta[lap] / np.maximum(np.abs(np.subtract(x32, locs[lap, None].astype(_F32))), _F32(1e-3 * floors[n]))
+            locs[lap] = r @ x32 / r.sum(axis=1, dtype=float)
+            d = np.abs(np.subtract(x32, locs[lap, None].astype(_F32))); d *= eta[lap]
+            scales[lap] = np.maximum(d.sum(axis=1, dtype=float) / w[lap], floors[n] / np.sqrt(2))
         new_atoms.append((kinds, locs, scales))
     return mass / mass.sum(), new_coefs, new_atoms
 
 # %% ../nbs/01a_learn.ipynb #a11054e7
 def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: float = 0.2, max_iter: int = 1000,
-            patience: int = 20, tol: float = 1e-6, floors=None, random_state=None) -> dict:
+            patience: int = 20, tol: float = 1e-6, floors=None, accelerate: bool = True, random_state=None) -> dict:
     """Tied-atom EM from the dictionaries `atoms` (`atom_arrays` per feature) on the rows of `Z` (NaN = missing),
     from a flat-Dirichlet start; the iterate with the best held-out mean log-likelihood (training log-likelihood with
-    `validation_fraction=0`), stopping after `patience` iterations without a relative gain above `tol`. Returns a dict with `weights`, `coefs`, `atoms`, `score`, `n_iter` and `scores`."""
+    `validation_fraction=0`), stopping after `patience` iterations without a relative gain above `tol`; over-relaxed
+    steps (`overrelax`) unless `accelerate=False`. Returns a dict with `weights`, `coefs`, `atoms`, `score`, `n_iter`,
+    `n_e_steps` and `scores`."""
     Z = np.asarray(Z, dtype=float)
     K, N = Z.shape
     if len(atoms) != N: raise ValueError(f"atoms has {len(atoms)} dictionaries for {N} features.")
@@ -108,23 +138,61 @@ def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: 
     coefs = [rng.dirichlet(np.ones(len(a[1])), size=F).T for a in atoms]
     with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead (and stall on busy cores)
         part = lambda rows: (Z[rows], None if w is None else w[rows])
-        best, scores = _em_loop(part(fit), part(val), atoms, weights, coefs, floors, max_iter, patience, tol)
+        best, scores = _em_loop(part(fit), part(val), atoms, weights, coefs, floors, max_iter, patience, tol, accelerate)
     best['scores'] = scores
     return best
 
-def _em_loop(train, held, atoms, weights, coefs, floors, max_iter, patience, tol) -> tuple:
-    "EM steps on `train = (rows, row weights)`, scored on `held` (on `train` when `held` has no rows); `(best, scores)`."
+_GROW, _ETA_MAX = 1.5, 16.0  # over-relaxation: the step's growth after each accepted step, and its cap
+_SHARE_FLOOR = 1e-12  # the least weight or coefficient an over-relaxed step leaves
+
+def _toward(a, b, eta: float, log: bool = False):
+    "`a + eta (b - a)`, in logarithms with `log=True` (positive arrays stay positive)."
+    if not log: return a + eta * (b - a)
+    la, lb = np.log(np.maximum(a, _TINY)), np.log(np.maximum(b, _TINY))
+    return np.exp(la + eta * (lb - la))
+
+def overrelax(theta, update, eta: float, floors) -> tuple:
+    """`theta + eta (update - theta)` for EM parameters `(weights, coefs, atoms)`: weights, coefficients and widths
+    in logarithms (renormalised onto the simplex, widths floored as in `tied_m_step`), locations linearly; point masses stay."""
+    (w0, c0, a0), (w1, c1, a1) = theta, update
+    w = np.maximum(_toward(w0, w1, eta, log=True), _SHARE_FLOOR)  # no subnormal numbers: they slow every product
+    coefs = [np.maximum(_toward(x, y, eta, log=True), _SHARE_FLOOR) for x, y in zip(c0, c1)]
+    atoms = []
+    for n, ((kinds, l0, s0), (_, l1, s1)) in enumerate(zip(a0, a1)):
+        moving = kinds != 'point'
+        floor = np.where(kinds == 'laplace', floors[n] / np.sqrt(2), floors[n])
+        atoms.append((kinds, np.where(moving, _toward(l0, l1, eta), l0),
+                      np.where(moving, np.maximum(_toward(s0, s1, eta, log=True), floor), s0)))
+    return w / w.sum(), [c / c.sum(axis=0, keepdims=True) for c in coefs], atoms
+
+def _em_loop(train, held, atoms, weights, coefs, floors, max_iter, patience, tol, accelerate: bool = True) -> tuple:
+    """EM steps on `train = (rows, row weights)`, scored on `held` (on `train` when `held` has no rows), over-relaxed
+    (`overrelax`) unless `accelerate=False`; `(best, scores)`, `best['n_e_steps']` the E-steps on the training rows."""
     (Zf, wf), (Zv, wv) = train, held
     best, scores, last_gain = None, [], 0
+    theta = (weights, coefs, atoms)
+    resp, E, M, ll = post = tied_e_step(Zf, atoms, weights, coefs)
+    L, eta, n_e = np.average(ll, weights=wf), 1.0, 1
     for it in range(max_iter + 1):
-        resp, E, M, ll = tied_e_step(Zf, atoms, weights, coefs)
-        score = np.average(tied_e_step(Zv, atoms, weights, coefs)[3], weights=wv) if len(Zv) else np.average(ll, weights=wf)
+        weights, coefs, atoms = theta
+        score = np.average(tied_e_step(Zv, atoms, weights, coefs)[3], weights=wv) if len(Zv) else L
         scores.append(score)
         if best is None or score > best['score']:
             if best is None or score - best['score'] > tol * abs(score): last_gain = it
             best = dict(weights=weights, coefs=coefs, atoms=atoms, score=score, n_iter=it)
         if it - last_gain >= patience or it == max_iter: break
-        weights, coefs, atoms = tied_m_step(Zf, atoms, resp, E, M, coefs, floors, wf)
+        update = tied_m_step(Zf, atoms, *post[:3], coefs, floors, wf)
+        if eta > 1:  # try the over-relaxed step first; keep it if it raises the training log-likelihood
+            trial = overrelax(theta, update, eta, floors)
+            post_t, n_e = tied_e_step(Zf, trial[2], trial[0], trial[1]), n_e + 1
+            L_t = np.average(post_t[3], weights=wf)
+            if L_t > L:
+                theta, post, L, eta = trial, post_t, L_t, min(eta * _GROW, _ETA_MAX)
+                continue
+        theta = update
+        post, n_e = tied_e_step(Zf, update[2], update[0], update[1]), n_e + 1
+        L, eta = np.average(post[3], weights=wf), _GROW if accelerate else 1.0
+    best['n_e_steps'] = n_e
     return best, scores
 
 # %% ../nbs/01a_learn.ipynb #390c2d3a

@@ -22,7 +22,7 @@ from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries, po
 from .learn import learn_dictionaries
 from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators, _check_weights)
 from .datapass import (Counts, check_chunk, data_pass, is_chunked, is_dask_array, split_counts, summarize, Summary,
-                               _NO_CAP, _dask_rows)
+                               _NO_CAP, _BASE_ROWS, _SAMPLE_ROWS, _dask_rows)
 from .tables import (robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete,
                             is_frame, encode_frame, decode_frame)
 from .optim import project_simplex, simplex_lstsq, pgd_batch
@@ -30,7 +30,7 @@ from .optim import project_simplex, simplex_lstsq, pgd_batch
 # %% auto #0
 __all__ = ['AUTO_DICTIONARIES', 'RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps',
            'refit', 'rad_solve', 'merge_solutions', 'auto_bins', 'atom_budget', 'climb_ranks', 'floor_coefs',
-           'standard_rows', 'rad_dictionaries', 'histograms', 'rad_losses', 'select_candidate', 'RAD']
+           'standard_rows', 'em_rows', 'rad_dictionaries', 'histograms', 'rad_losses', 'select_candidate', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #238c5548
 _DENSE_INCIDENCE = 4096  # `_incidence` matrices up to this many entries stay dense (a sparse product costs more calls)
@@ -501,6 +501,13 @@ def _offset_rows(chunk, start, fn, offset, **kwargs):
     return fn(chunk, start + offset, **kwargs)
 
 AUTO_DICTIONARIES = ('auto', 'learned', 'marginal')  # the dictionaries RAD builds itself ('learned' is 'auto')
+_LEARN_SCALES = (1,)      # learned dictionaries start from the BIC-sized 1-D mixtures (with Laplacian twins); below 10,000 rows, at twice it too
+_EM_BUDGET = 4_000_000    # the dictionary EM's rows times atoms: 40,000 rows of a table with 100 atoms in all
+_EM_MAX_ITER = 1000       # the dictionary EM's iterations at most
+
+def em_rows(n_atoms: int, n_sample: int) -> int:
+    "How many rows of the summary's sample the dictionary EM fits: `_EM_BUDGET / n_atoms`, between 10,000 and the sample."
+    return int(min(n_sample, max(_BASE_ROWS, _EM_BUDGET // max(n_atoms, 1))))
 
 def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool = True, max_discrete: int = 16,
                      max_atoms: int = None, discrete=None, names=None, n_components: int = 8, random_state=None,
@@ -508,17 +515,19 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     """Dictionaries and units of a table from its data-pass `Summary` alone: `(dictionaries in standard units,
     dictionaries in the table's units, centre, scale)` (step 2 above). `discrete[n]` forces a column to point masses
     (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'marginal' reads each
-    continuous column's atoms off its 1-D marginal (`auto_dictionary`); 'auto' (or 'learned') starts from those with
-    Laplacian twins of the BIC-sized ones and fits the atoms by tied-atom EM at rank `n_components` on the summary's
-    sample (`learn_dictionaries`, notebook 01a). `return_fit=True` appends the EM's fit (None without one)."""
+    continuous column's atoms off its 1-D marginal (`auto_dictionary`, at one and two times the BIC size); 'auto' (or
+    'learned') starts from the BIC-sized ones with their Laplacian twins (and the twice-BIC-sized ones too when the
+    table has fewer than 10,000 rows) and fits the atoms by tied-atom EM at rank
+    `n_components` on up to `em_rows` rows of the summary's sample (`learn_dictionaries`, notebook 01a). Units and 1-D
+    mixtures come from its first 10,000 rows. `return_fit=True` appends the EM's fit (None without one)."""
     K, N = summary.n_samples, summary.n_features
     rng = check_random_state(random_state)
-    w = summary.sample_weights()  # the rows' weights when the sample holds them all (None: unweighted, or drawn by weight)
+    base, w = summary.subsample(_BASE_ROWS)  # and the rows' weights when it holds them all (None: unweighted, or drawn by weight)
     units = lambda X, groups=None: robust_scale(X, groups, w) if standard_units else (np.zeros(N), np.ones(N))
     if isinstance(dictionaries, str) and dictionaries in AUTO_DICTIONARIES:
         learned, fit = dictionaries != 'marginal', None
-        centre, scale = units(summary.sample)
-        Z = standardize(summary.sample, centre, scale)
+        centre, scale = units(base)
+        Z = standardize(base, centre, scale)
         forced = np.zeros(N, bool) if discrete is None else np.asarray(discrete, bool)
         std, values = [], []
         for n in range(N):
@@ -533,17 +542,19 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
                 if w is not None:  # weighted rows: the 1-D mixtures see a resample drawn by weight
                     z = z[rng.choice(len(z), size=len(z), p=w[seen] / w[seen].sum())]
                 std.append(auto_dictionary(z, max_discrete=max_discrete, discrete=False, max_atoms=max_atoms, random_state=rng,
-                                           laplacians=learned))
-                values.append(np.unique(summary.sample[seen, n]))
-        if learned:  # the atoms' places and widths fitted with the mixture, on the sample (point masses stay)
-            std, fit = learn_dictionaries(Z, n_components, start=std, row_weights=w, random_state=rng)
+                                           laplacians=learned, scales=(1, 2) if not learned or len(base) < _BASE_ROWS else _LEARN_SCALES))
+                values.append(np.unique(base[seen, n]))
+        if learned:  # the atoms' places and widths fitted with the mixture, on more of the sample (point masses stay)
+            rows, w_em = summary.subsample(em_rows(sum(map(len, std)), len(summary.sample)))
+            std, fit = learn_dictionaries(standardize(rows, centre, scale), n_components, start=std, row_weights=w_em,
+                                          max_iter=_EM_MAX_ITER, random_state=rng)
         out = std, table_dictionaries(std, centre, scale, values), centre, scale
         return out + (fit,) if return_fit else out
     if isinstance(dictionaries, str):
         raise ValueError(f"dictionaries must be one of {', '.join(map(repr, AUTO_DICTIONARIES))} or lists of atoms, "
                          f"got {dictionaries!r}.")
     table = check_dictionaries(dictionaries, N)
-    sample = standard_rows(summary.sample, 0.0, 1.0, table, names)  # the given point masses, checked on the sample
+    sample = standard_rows(base, 0.0, 1.0, table, names)  # the given point masses, checked on the sample
     ids = {}
     centre, scale = units(sample, np.array([ids.setdefault(id(d), len(ids)) for d in table]))  # shared lists, shared units
     out = standard_dictionaries(table, centre, scale), table, centre, scale
@@ -598,9 +609,9 @@ class RAD(DensityMixin, BaseEstimator):
         log-likelihood of the held-out samples (see `n_components_grid`). Each candidate is fitted from a quarter of the
         `n_init` starts; the chosen one then runs the other starts too, so the final fit has all `n_init` of them.
     dictionaries : 'auto', 'marginal', list of atoms, or list of lists of atoms, default='auto'
-        Atoms of the 1-D densities. 'auto' learns them: it starts from each continuous feature's 1-D mixtures
-        (`auto_dictionary`) plus a Laplacian twin of each atom of the BIC-sized one, fits their places and widths
-        together with a mixture of the CPD's rank by tied-atom EM on a sample of up to 10,000 rows
+        Atoms of the 1-D densities. 'auto' learns them: it starts from each continuous feature's BIC-sized 1-D mixture
+        (`auto_dictionary`) plus a Laplacian twin of each of its atoms, fits their places and widths
+        together with a mixture of the CPD's rank by tied-atom EM on a sample of up to 40,000 rows (`em_rows`)
         (`learn_dictionaries`; at the middle rank of `n_components_grid` for n_components='auto'), and starts the
         solver from that mixture (`warm_start`). 'learned' is the same as 'auto'. 'marginal' keeps the atoms read off
         each 1-D marginal (the default before the learned atoms; faster, less accurate). Discrete and categorical
@@ -914,7 +925,7 @@ class RAD(DensityMixin, BaseEstimator):
             n_components=self._ranks()[len(self._ranks()) // 2], random_state=rng, return_fit=True)
         prepare = partial(standard_rows, centre=centre, scale=scale, dictionaries=None if auto else table, names=names)
         pairs = self._pairs(N, rng)
-        Rs, group, counter, attributes = self._statistics(prepare(summary.sample), standardize(
+        Rs, group, counter, attributes = self._statistics(prepare(summary.subsample(_BASE_ROWS)[0]), standardize(
             np.vstack([summary.lo, summary.hi]), centre, scale), dictionaries, pairs, n_bins, rng)
         warm = None if fit is None else (fit['coefs'], fit['weights'])  # the EM's mixture: the solver's first start
         return dict(seed=seed, n_bins=n_bins, dictionaries=dictionaries, table=table, centre=centre, scale=scale, warm=warm,
