@@ -178,7 +178,7 @@ class Summary:
         """`(rows, weights)`: the rows of `sample` with the `k` smallest stream-0 numbers, sorted by index (the bottom-k
         sample itself), and their weights by the rule of `sample_weights`."""
         if k >= len(self.sample): return self.sample, self.sample_weights()
-        index, _, rows, weights = _bottom(self.sample_index, self._sample_keys, self.sample, self.sample_weight, k)
+        rows = _bottom(self.sample_index, self._sample_keys, self.sample, self.sample_weight, k)[2]
         return rows, None  # fewer rows than the table: drawn by weight, they stand for the weights
 
     def held_weights(self):

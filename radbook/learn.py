@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 from .dictionaries import (DictionaryCPD, atom_spec, auto_dictionary, gaussian, laplacian, point_mass,
-                                  spec_logpdfs, _resolution)
+                                  spec_logpdfs, _resolution, _LOG_SQRT_2PI)
 
 # %% auto #0
 __all__ = ['atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'tied_em', 'overrelax', 'atom_floor',
@@ -34,7 +34,6 @@ def arrays_atoms(kinds, locs, scales) -> list:
 
 # %% ../nbs/01a_learn.ipynb #fe1534df
 _TINY, _TINY32 = 1e-300, np.finfo(np.float32).tiny
-_LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
 
 _F32 = np.float32
 
@@ -103,7 +102,7 @@ def tied_m_step(Z, atoms, resp, E, M, coefs, floors, row_weights=None) -> tuple:
         live = w > 1e-8 * max(len(x), 1)                     # an atom no row uses keeps its place
         g = np.flatnonzero(live & (kinds == 'norm'))
         if len(g):
-            mu = eta[g] @ x.astype(_F32) / w[g]
+            mu = eta[g] @ x32 / w[g]
             d = np.subtract(x32, mu[:, None].astype(_F32)); d *= d; d *= eta[g]  # the variance about the new mean
             locs[g], scales[g] = mu, np.sqrt(np.maximum(d.sum(axis=1, dtype=float) / w[g], floors[n] ** 2))
         lap = np.flatnonzero(live & (kinds == 'laplace'))
@@ -171,8 +170,8 @@ def _em_loop(train, held, atoms, weights, coefs, floors, max_iter, patience, tol
     (Zf, wf), (Zv, wv) = train, held
     best, scores, last_gain = None, [], 0
     theta = (weights, coefs, atoms)
-    resp, E, M, ll = post = tied_e_step(Zf, atoms, weights, coefs)
-    L, eta, n_e = np.average(ll, weights=wf), 1.0, 1
+    post = tied_e_step(Zf, atoms, weights, coefs)
+    L, eta, n_e = np.average(post[3], weights=wf), 1.0, 1
     for it in range(max_iter + 1):
         weights, coefs, atoms = theta
         score = np.average(tied_e_step(Zv, atoms, weights, coefs)[3], weights=wv) if len(Zv) else L

@@ -22,7 +22,7 @@ from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries, po
 from .learn import learn_dictionaries
 from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators, _check_weights)
 from .datapass import (Counts, check_chunk, data_pass, is_chunked, is_dask_array, split_counts, summarize, Summary,
-                               _NO_CAP, _BASE_ROWS, _SAMPLE_ROWS, _dask_rows)
+                               _NO_CAP, _BASE_ROWS, _dask_rows)
 from .tables import (robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete,
                             is_frame, encode_frame, decode_frame)
 from .optim import project_simplex, simplex_lstsq, pgd_batch
@@ -503,7 +503,6 @@ def _offset_rows(chunk, start, fn, offset, **kwargs):
 AUTO_DICTIONARIES = ('auto', 'learned', 'marginal')  # the dictionaries RAD builds itself ('learned' is 'auto')
 _LEARN_SCALES = (1,)      # learned dictionaries start from the BIC-sized 1-D mixtures (with Laplacian twins); below 10,000 rows, at twice it too
 _EM_BUDGET = 4_000_000    # the dictionary EM's rows times atoms: 40,000 rows of a table with 100 atoms in all
-_EM_MAX_ITER = 1000       # the dictionary EM's iterations at most
 
 def em_rows(n_atoms: int, n_sample: int) -> int:
     "How many rows of the summary's sample the dictionary EM fits: `_EM_BUDGET / n_atoms`, between 10,000 and the sample."
@@ -547,7 +546,7 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
         if learned:  # the atoms' places and widths fitted with the mixture, on more of the sample (point masses stay)
             rows, w_em = summary.subsample(em_rows(sum(map(len, std)), len(summary.sample)))
             std, fit = learn_dictionaries(standardize(rows, centre, scale), n_components, start=std, row_weights=w_em,
-                                          max_iter=_EM_MAX_ITER, random_state=rng)
+                                          random_state=rng)
         out = std, table_dictionaries(std, centre, scale, values), centre, scale
         return out + (fit,) if return_fit else out
     if isinstance(dictionaries, str):
