@@ -82,8 +82,9 @@ def tied_e_step(Z, atoms, weights, coefs) -> tuple:
     return P.T, E, M, np.log(total) + log_scale
 
 # %% ../nbs/01a_learn.ipynb #1178bc2f
-def tied_m_step(Z, atoms, resp, E, M, coefs, floors, row_weights=None) -> tuple:
-    "One M-step from `tied_e_step`'s posteriors: `(weights, coefs, atoms)`; `floors[n]` bounds feature n's atom widths below."
+def tied_m_step(Z, atoms, resp, E, M, coefs, floors, row_weights=None, prior: float = 0.0) -> tuple:
+    """One M-step from `tied_e_step`'s posteriors: `(weights, coefs, atoms)`; `floors[n]` bounds feature n's atom
+    widths below; `prior` adds that many pseudo-counts to every coefficient (a symmetric Dirichlet prior, MAP)."""
     R = resp.T if row_weights is None else resp.T * row_weights  # (components, rows)
     mass = R.sum(axis=1)
     R32 = R.astype(_F32)
@@ -91,7 +92,7 @@ def tied_m_step(Z, atoms, resp, E, M, coefs, floors, row_weights=None) -> tuple:
     for n, (kinds, locs, scales) in enumerate(atoms):
         Q = R32 / M[n]
         eta = coefs[n].astype(_F32) @ Q; eta *= E[n]        # posterior of each atom, summed over components: (atoms, rows)
-        S = coefs[n] * (E[n] @ Q.T)
+        S = coefs[n] * (E[n] @ Q.T) + prior
         total = S.sum(axis=0, keepdims=True)
         new_coefs.append(np.where(total > 0, S / np.maximum(total, _TINY), coefs[n]))
         x = Z[:, n]
@@ -116,15 +117,18 @@ def tied_m_step(Z, atoms, resp, E, M, coefs, floors, row_weights=None) -> tuple:
 
 # %% ../nbs/01a_learn.ipynb #a11054e7
 def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: float = 0.2, max_iter: int = 1000,
-            patience: int = 20, tol: float = 1e-6, floors=None, accelerate: bool = True, random_state=None) -> dict:
+            patience: int = 20, tol: float = 1e-6, floors=None, accelerate: bool = True, coef_prior: float = 0.0,
+            random_state=None) -> dict:
     """Tied-atom EM from the dictionaries `atoms` (`atom_arrays` per feature) on the rows of `Z` (NaN = missing),
     from a flat-Dirichlet start; the iterate with the best held-out mean log-likelihood (training log-likelihood with
     `validation_fraction=0`), stopping after `patience` iterations without a relative gain above `tol`; over-relaxed
-    steps (`overrelax`) unless `accelerate=False`. Returns a dict with `weights`, `coefs`, `atoms`, `score`, `n_iter`,
-    `n_e_steps` and `scores`."""
+    steps (`overrelax`) unless `accelerate=False`; `coef_prior` pseudo-counts on every coefficient (MAP EM, see
+    `tied_m_step`). Returns a dict with `weights`, `coefs`, `atoms`, `score`, `n_iter`, `n_e_steps` and `scores`."""
     Z = np.asarray(Z, dtype=float)
     K, N = Z.shape
     if len(atoms) != N: raise ValueError(f"atoms has {len(atoms)} dictionaries for {N} features.")
+    if isinstance(coef_prior, bool) or not isinstance(coef_prior, numbers.Real) or not coef_prior >= 0:
+        raise ValueError(f"coef_prior must be a number >= 0, got {coef_prior!r}.")
     rng = check_random_state(random_state)
     floors = np.full(N, 1e-3) if floors is None else np.asarray(floors, dtype=float)
     w = None if row_weights is None else np.asarray(row_weights, dtype=float)
@@ -137,7 +141,8 @@ def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: 
     coefs = [rng.dirichlet(np.ones(len(a[1])), size=F).T for a in atoms]
     with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead (and stall on busy cores)
         part = lambda rows: (Z[rows], None if w is None else w[rows])
-        best, scores = _em_loop(part(fit), part(val), atoms, weights, coefs, floors, max_iter, patience, tol, accelerate)
+        best, scores = _em_loop(part(fit), part(val), atoms, weights, coefs, floors, max_iter, patience, tol, accelerate,
+                                float(coef_prior))
     best['scores'] = scores
     return best
 
@@ -164,33 +169,38 @@ def overrelax(theta, update, eta: float, floors) -> tuple:
                       np.where(moving, np.maximum(_toward(s0, s1, eta, log=True), floor), s0)))
     return w / w.sum(), [c / c.sum(axis=0, keepdims=True) for c in coefs], atoms
 
-def _em_loop(train, held, atoms, weights, coefs, floors, max_iter, patience, tol, accelerate: bool = True) -> tuple:
+def _em_loop(train, held, atoms, weights, coefs, floors, max_iter, patience, tol, accelerate: bool = True,
+             prior: float = 0.0) -> tuple:
     """EM steps on `train = (rows, row weights)`, scored on `held` (on `train` when `held` has no rows), over-relaxed
-    (`overrelax`) unless `accelerate=False`; `(best, scores)`, `best['n_e_steps']` the E-steps on the training rows."""
+    (`overrelax`) unless `accelerate=False`, with `prior` pseudo-counts per coefficient (`tied_m_step`); `(best,
+    scores)`, `best['n_e_steps']` the E-steps on the training rows."""
     (Zf, wf), (Zv, wv) = train, held
     best, scores, last_gain = None, [], 0
+    per_row = prior / (len(Zf) if wf is None else wf.sum())  # the prior's weight in the mean log-posterior per row
+    log_post = lambda post, coefs: np.average(post[3], weights=wf) + per_row * sum(
+        float(np.log(np.maximum(c, _TINY)).sum()) for c in coefs) if prior else np.average(post[3], weights=wf)
     theta = (weights, coefs, atoms)
     post = tied_e_step(Zf, atoms, weights, coefs)
-    L, eta, n_e = np.average(post[3], weights=wf), 1.0, 1
+    L, eta, n_e = log_post(post, coefs), 1.0, 1
     for it in range(max_iter + 1):
         weights, coefs, atoms = theta
-        score = np.average(tied_e_step(Zv, atoms, weights, coefs)[3], weights=wv) if len(Zv) else L
+        score = np.average(tied_e_step(Zv, atoms, weights, coefs)[3], weights=wv) if len(Zv) else np.average(post[3], weights=wf)
         scores.append(score)
         if best is None or score > best['score']:
             if best is None or score - best['score'] > tol * abs(score): last_gain = it
             best = dict(weights=weights, coefs=coefs, atoms=atoms, score=score, n_iter=it)
         if it - last_gain >= patience or it == max_iter: break
-        update = tied_m_step(Zf, atoms, *post[:3], coefs, floors, wf)
-        if eta > 1:  # try the over-relaxed step first; keep it if it raises the training log-likelihood
+        update = tied_m_step(Zf, atoms, *post[:3], coefs, floors, wf, prior)
+        if eta > 1:  # try the over-relaxed step first; keep it if it raises the training log-posterior
             trial = overrelax(theta, update, eta, floors)
             post_t, n_e = tied_e_step(Zf, trial[2], trial[0], trial[1]), n_e + 1
-            L_t = np.average(post_t[3], weights=wf)
+            L_t = log_post(post_t, trial[1])
             if L_t > L:
                 theta, post, L, eta = trial, post_t, L_t, min(eta * _GROW, _ETA_MAX)
                 continue
         theta = update
         post, n_e = tied_e_step(Zf, update[2], update[0], update[1]), n_e + 1
-        L, eta = np.average(post[3], weights=wf), _GROW if accelerate else 1.0
+        L, eta = log_post(post, update[1]), _GROW if accelerate else 1.0
     best['n_e_steps'] = n_e
     return best, scores
 
@@ -203,11 +213,15 @@ def atom_floor(x) -> float:
     spread = (q3 - q1) / 1.349 if q3 > q1 else x.std()
     return max(1e-3 * (spread + 1e-12), _resolution(np.unique(x)))
 
+_COEF_PRIOR = 2.0   # learn_dictionaries: pseudo-counts per coefficient (the Dirichlet prior of the M-step) ...
+_PRIOR_SHARE = 0.1  # ... but a column's prior weighs at most this share of a component's average training rows
+
 def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, validation_fraction: float = 0.2,
                        max_iter: int = 1000, patience: int = 20, tol: float = 1e-6, max_discrete: int = 16,
-                       random_state=None) -> tuple:
-    """Dictionaries for the columns of `Z` (NaN = missing) fitted by `tied_em` at rank `n_components`: returns
-    `(dictionaries, fit)`. `start` gives the first dictionaries (one list per feature); by default each column's
+                       coef_prior: float = _COEF_PRIOR, random_state=None) -> tuple:
+    """Dictionaries for the columns of `Z` (NaN = missing) fitted by `tied_em` at rank `n_components` with
+    `coef_prior` pseudo-counts per coefficient, fewer if a column of coefficients of the largest dictionary would then
+    hold more than a tenth of a component's average training rows: returns `(dictionaries, fit)`. `start` gives the first dictionaries (one list per feature); by default each column's
     automatic atoms (1-D mixtures at one and two times the BIC size) with a Laplacian twin of each atom of the
     BIC-sized mixture (`auto_dictionary(..., laplacians=True)`)."""
     Z = np.asarray(Z, dtype=float)
@@ -220,6 +234,10 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     if start is None:
         start = [auto_dictionary(c, max_discrete=max_discrete, laplacians=True, random_state=rng) for c in cols]
     if len(start) != N: raise ValueError(f"start has {len(start)} dictionaries for {N} features.")
+    if isinstance(coef_prior, bool) or not isinstance(coef_prior, numbers.Real) or not coef_prior >= 0:
+        raise ValueError(f"coef_prior must be a number >= 0, got {coef_prior!r}.")
+    per_component = (1 - validation_fraction) * len(Z) / n_components  # a component's average training rows
+    coef_prior = min(float(coef_prior), _PRIOR_SHARE * per_component / max(map(len, start)))
     fit = tied_em(Z, [atom_arrays(d) for d in start], n_components, row_weights, validation_fraction, max_iter,
-                  patience, tol, floors=[atom_floor(c) for c in cols], random_state=rng)
+                  patience, tol, floors=[atom_floor(c) for c in cols], coef_prior=coef_prior, random_state=rng)
     return [arrays_atoms(*a) for a in fit['atoms']], fit
