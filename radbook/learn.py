@@ -116,6 +116,10 @@ def tied_m_step(Z, atoms, resp, E, M, coefs, floors, row_weights=None, prior: fl
     return mass / mass.sum(), new_coefs, new_atoms
 
 # %% ../nbs/01a_learn.ipynb #a11054e7
+def _check_prior(coef_prior):
+    if isinstance(coef_prior, bool) or not isinstance(coef_prior, numbers.Real) or not coef_prior >= 0:
+        raise ValueError(f"coef_prior must be a number >= 0, got {coef_prior!r}.")
+
 def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: float = 0.2, max_iter: int = 1000,
             patience: int = 20, tol: float = 1e-6, floors=None, accelerate: bool = True, coef_prior: float = 0.0,
             random_state=None) -> dict:
@@ -127,8 +131,7 @@ def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: 
     Z = np.asarray(Z, dtype=float)
     K, N = Z.shape
     if len(atoms) != N: raise ValueError(f"atoms has {len(atoms)} dictionaries for {N} features.")
-    if isinstance(coef_prior, bool) or not isinstance(coef_prior, numbers.Real) or not coef_prior >= 0:
-        raise ValueError(f"coef_prior must be a number >= 0, got {coef_prior!r}.")
+    _check_prior(coef_prior)
     rng = check_random_state(random_state)
     floors = np.full(N, 1e-3) if floors is None else np.asarray(floors, dtype=float)
     w = None if row_weights is None else np.asarray(row_weights, dtype=float)
@@ -177,8 +180,9 @@ def _em_loop(train, held, atoms, weights, coefs, floors, max_iter, patience, tol
     (Zf, wf), (Zv, wv) = train, held
     best, scores, last_gain = None, [], 0
     per_row = prior / (len(Zf) if wf is None else wf.sum())  # the prior's weight in the mean log-posterior per row
-    log_post = lambda post, coefs: np.average(post[3], weights=wf) + per_row * sum(
-        float(np.log(np.maximum(c, _TINY)).sum()) for c in coefs) if prior else np.average(post[3], weights=wf)
+    def log_post(post, coefs):  # the training rows' mean log-likelihood, plus the prior's share per row
+        ll = np.average(post[3], weights=wf)
+        return ll + per_row * sum(float(np.log(np.maximum(c, _TINY)).sum()) for c in coefs) if prior else ll
     theta = (weights, coefs, atoms)
     post = tied_e_step(Zf, atoms, weights, coefs)
     L, eta, n_e = log_post(post, coefs), 1.0, 1
@@ -230,16 +234,16 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     if Z.ndim != 2: raise ValueError(f"Z must be 2-D, got shape {Z.shape}.")
     if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) or n_components < 1:
         raise ValueError(f"n_components must be a positive integer, got {n_components!r}.")
+    _check_prior(coef_prior)
     rng = check_random_state(random_state)
     N = Z.shape[1]
     cols = [Z[~np.isnan(Z[:, n]), n] for n in range(N)]
     if start is None:
         start = [auto_dictionary(c, max_discrete=max_discrete, laplacians=True, random_state=rng) for c in cols]
     if len(start) != N: raise ValueError(f"start has {len(start)} dictionaries for {N} features.")
-    if isinstance(coef_prior, bool) or not isinstance(coef_prior, numbers.Real) or not coef_prior >= 0:
-        raise ValueError(f"coef_prior must be a number >= 0, got {coef_prior!r}.")
     per_component = (1 - validation_fraction) * len(Z) / n_components  # a component's average training rows
-    coef_prior = min(float(coef_prior), _PRIOR_SHARE * per_component / max(map(len, start))) if len(Z) >= _PRIOR_ROWS else 0.0
+    if len(Z) < _PRIOR_ROWS: coef_prior = 0.0
+    else: coef_prior = min(float(coef_prior), _PRIOR_SHARE * per_component / max(map(len, start)))
     fit = tied_em(Z, [atom_arrays(d) for d in start], n_components, row_weights, validation_fraction, max_iter,
                   patience, tol, floors=[atom_floor(c) for c in cols], coef_prior=coef_prior, random_state=rng)
     return [arrays_atoms(*a) for a in fit['atoms']], fit
