@@ -9,11 +9,11 @@ import numpy as np
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 from .dictionaries import (DictionaryCPD, atom_spec, auto_dictionary, gaussian, laplacian, point_mass,
-                                  spec_logpdfs, _resolution, _LOG_SQRT_2PI)
+                                  spec_logpdfs, _heavy, _resolution, _LOG_SQRT_2PI)
 
 # %% auto #0
-__all__ = ['atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'tied_em', 'overrelax', 'atom_floor',
-           'learn_dictionaries']
+__all__ = ['GRID_STARTS', 'atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'tied_em', 'overrelax', 'atom_floor',
+           'grid_dictionary', 'grid_starts', 'learn_dictionaries']
 
 # %% ../nbs/01a_learn.ipynb #5e97f650
 _LEARNABLE = ('norm', 'laplace', 'point')
@@ -217,6 +217,42 @@ def atom_floor(x) -> float:
     spread = (q3 - q1) / 1.349 if q3 > q1 else x.std()
     return max(1e-3 * (spread + 1e-12), _resolution(np.unique(x)))
 
+_GRID_ROWS = 5_000  # tables of at least this many rows also try quantile grids as the EM's start ...
+_GRID_ATOMS = 12    # ... of this many atoms per continuous column
+_SELECT_ROWS = 10_000  # several starts: each is fitted on at most this many rows; the best one then on all of them
+GRID_STARTS = {'Gaussian grid': 'norm', 'Laplacian grid': 'laplace'}  # the grid starts: one kind of atom each
+
+def grid_dictionary(x, kind: str = 'norm', n_atoms: int = _GRID_ATOMS, heavy: float = 0.05) -> list:
+    """A start for a continuous feature's values `x` (NaN = missing): point masses at its heavy values (as in
+    `auto_dictionary`), then `n_atoms` atoms of `kind` ('norm' or 'laplace') at the quantiles $(i + 1/2)/m$ of the other
+    values, each with the gap between its neighbouring quantiles as its standard deviation (at least `atom_floor`)."""
+    if kind not in ('norm', 'laplace'): raise ValueError(f"kind must be 'norm' or 'laplace', got {kind!r}.")
+    x = np.asarray(x, dtype=float).ravel()
+    x = x[~np.isnan(x)]
+    values, counts = np.unique(x, return_counts=True)
+    is_heavy = _heavy(counts, heavy * len(x)) if heavy > 0 else np.zeros(len(values), bool)
+    points = [point_mass(v) for v in values[is_heavy]]
+    if is_heavy.any():
+        x, values = x[~np.isin(x, values[is_heavy])], values[~is_heavy]
+        if len(values) <= 2: return points + [point_mass(v) for v in values]
+    m = max(1, min(int(n_atoms), len(values) // 2))
+    q = np.quantile(x, (np.arange(m) + 0.5) / m)
+    sd = np.maximum(np.gradient(q) if m > 1 else np.array([x.std()]), atom_floor(x))
+    make = gaussian if kind == 'norm' else laplacian
+    return points + [make(mu, w) for mu, w in zip(q, sd)]
+
+def grid_starts(columns, n_atoms: int = _GRID_ATOMS) -> dict:
+    """The grid starts (`GRID_STARTS`): `{name: one dictionary per feature}`, `columns[n]` either a continuous
+    feature's values (an array: its `grid_dictionary`) or a dictionary kept in every start (a list of atoms, e.g. a
+    discrete feature's point masses)."""
+    return {name: [c if isinstance(c, list) else grid_dictionary(c, kind, n_atoms) for c in columns]
+            for name, kind in GRID_STARTS.items()}
+
+def _is_discrete(x, max_discrete: int) -> bool:
+    "Whether `auto_dictionary` would give the values `x` point masses only."
+    k = len(np.unique(x))
+    return k <= max_discrete and 2 * k <= len(x)
+
 _COEF_PRIOR = 2.0   # learn_dictionaries: pseudo-counts per coefficient (the Dirichlet prior of the M-step) ...
 _PRIOR_SHARE = 0.1  # ... but a column's prior weighs at most this share of a component's average training rows
 _PRIOR_ROWS = 5_000  # ... and tables of fewer rows get none (measured to help from 10,000 rows; mixed at 2,000)
@@ -227,9 +263,12 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     """Dictionaries for the columns of `Z` (NaN = missing) fitted by `tied_em` at rank `n_components` with
     `coef_prior` pseudo-counts per coefficient, fewer if a column of coefficients of the largest dictionary would then
     hold more than a tenth of a component's average training rows, and none on fewer than 5,000 rows: returns
-    `(dictionaries, fit)`. `start` gives the first dictionaries (one list per feature); by default each column's
-    automatic atoms (1-D mixtures at one and two times the BIC size) with a Laplacian twin of each atom of the
-    BIC-sized mixture (`auto_dictionary(..., laplacians=True)`)."""
+    `(dictionaries, fit)`. `start` gives the first dictionaries (one list per feature), or several starts as a dict
+    `{name: start}`: each is fitted on the same held-out split of (at most) 10,000 random rows, and the one with the highest
+    held-out score is fitted again on all rows (`fit['start']` names it, `fit['start_scores']` has every start's
+    score). By default each column's automatic atoms (1-D mixtures at one and two times the BIC size) with a
+    Laplacian twin of each atom of the BIC-sized mixture (`auto_dictionary(..., laplacians=True)`), and on 5,000 rows
+    or more also the grid starts (`grid_starts`: 12 Gaussians or 12 Laplacians per continuous column)."""
     Z = np.asarray(Z, dtype=float)
     if Z.ndim != 2: raise ValueError(f"Z must be 2-D, got shape {Z.shape}.")
     if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) or n_components < 1:
@@ -240,10 +279,27 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     cols = [Z[~np.isnan(Z[:, n]), n] for n in range(N)]
     if start is None:
         start = [auto_dictionary(c, max_discrete=max_discrete, laplacians=True, random_state=rng) for c in cols]
-    if len(start) != N: raise ValueError(f"start has {len(start)} dictionaries for {N} features.")
+        if len(Z) >= _GRID_ROWS:
+            start = {'1-D mixtures': start, **grid_starts([d if _is_discrete(c, max_discrete) else c for c, d in zip(cols, start)])}
+    starts = start if isinstance(start, dict) else {None: start}
+    if not starts: raise ValueError("start is an empty dict: give at least one start.")
+    for name, st in starts.items():
+        if len(st) != N: raise ValueError(f"start{'' if name is None else ' ' + repr(name)} has {len(st)} dictionaries for {N} features.")
     per_component = (1 - validation_fraction) * len(Z) / n_components  # a component's average training rows
-    if len(Z) < _PRIOR_ROWS: coef_prior = 0.0
-    else: coef_prior = min(float(coef_prior), _PRIOR_SHARE * per_component / max(map(len, start)))
-    fit = tied_em(Z, [atom_arrays(d) for d in start], n_components, row_weights, validation_fraction, max_iter,
-                  patience, tol, floors=[atom_floor(c) for c in cols], coef_prior=coef_prior, random_state=rng)
+    floors = [atom_floor(c) for c in cols]
+    def em(st, rows, seed):
+        prior = 0.0 if len(Z) < _PRIOR_ROWS else min(float(coef_prior), _PRIOR_SHARE * per_component / max(map(len, st)))
+        return tied_em(Z[rows], [atom_arrays(d) for d in st], n_components, None if row_weights is None else
+                       np.asarray(row_weights)[rows], validation_fraction, max_iter, patience, tol, floors=floors,
+                       coef_prior=prior, random_state=seed)
+    if len(starts) == 1:
+        (name, st), = starts.items()
+        fit, scores = em(st, slice(None), rng if name is None else rng.randint(2**31 - 1)), None
+    else:  # each start on the same held-out rows of (at most) _SELECT_ROWS rows; the best one again on all of them
+        seed = rng.randint(2**31 - 1)
+        rows = np.sort(check_random_state(seed).permutation(len(Z))[:_SELECT_ROWS]) if len(Z) > _SELECT_ROWS else slice(None)
+        scores = {name: em(st, rows, seed)['score'] for name, st in starts.items()}
+        name = max(scores, key=scores.get)
+        fit = em(starts[name], slice(None), seed)
+    fit['start'], fit['start_scores'] = name, scores
     return [arrays_atoms(*a) for a in fit['atoms']], fit

@@ -19,7 +19,7 @@ from scipy.sparse import csr_array
 from threadpoolctl import threadpool_limits
 from .cpd import cpd_from_pairwise
 from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries, point_mass
-from .learn import learn_dictionaries
+from .learn import learn_dictionaries, grid_starts, _GRID_ROWS, _GRID_ATOMS
 from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators, _check_weights)
 from .datapass import (Counts, check_chunk, data_pass, is_chunked, is_dask_array, split_counts, summarize, Summary,
                                _NO_CAP, _BASE_ROWS, _dask_rows)
@@ -515,26 +515,28 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     dictionaries in the table's units, centre, scale)` (step 2 above). `discrete[n]` forces a column to point masses
     (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'marginal' reads each
     continuous column's atoms off its 1-D marginal (`auto_dictionary`, at one and two times the BIC size); 'auto' (or
-    'learned') starts from the BIC-sized ones with their Laplacian twins (and the twice-BIC-sized ones too when the
-    table has fewer than 10,000 rows) and fits the atoms by tied-atom EM at rank
-    `n_components` on up to `em_rows` rows of the summary's sample (`learn_dictionaries`, notebook 01a). Units and 1-D
-    mixtures come from its first 10,000 rows. `return_fit=True` appends the EM's fit (None without one)."""
+    'learned') fits the atoms by tied-atom EM at rank `n_components` on up to `em_rows` rows of the summary's sample
+    (`learn_dictionaries`, notebook 01a) from the 1-D mixtures at one and, below 10,000 rows, two times the BIC size
+    with Laplacian twins of the BIC-sized ones; on tables of 5,000 rows or more also from two quantile grids of 12
+    Gaussians or 12 Laplacians per continuous column (`grid_starts`), the best start by held-out score. Units, 1-D
+    mixtures and grids come from the sample's first 10,000 rows. `return_fit=True` appends the EM's fit (None without one)."""
     K, N = summary.n_samples, summary.n_features
     rng = check_random_state(random_state)
     base, w = summary.subsample(_BASE_ROWS)  # and the rows' weights when it holds them all (None: unweighted, or drawn by weight)
     units = lambda X, groups=None: robust_scale(X, groups, w) if standard_units else (np.zeros(N), np.ones(N))
     if isinstance(dictionaries, str) and dictionaries in AUTO_DICTIONARIES:
         learned, fit = dictionaries != 'marginal', None
+        grid = learned and K >= _GRID_ROWS  # the EM also tries quantile grids of each continuous column's values
         centre, scale = units(base)
         Z = standardize(base, centre, scale)
         forced = np.zeros(N, bool) if discrete is None else np.asarray(discrete, bool)
-        std, values = [], []
+        std, values, cols = [], [], []
         for n in range(N):
             tracked = summary.values[n]  # every distinct value with its count, when there are few
             if forced[n] or (tracked is not None and len(tracked[0]) <= max_discrete and 2 * len(tracked[0]) <= K):
                 if tracked is None: raise ValueError(f"The summary holds no distinct values of discrete feature {n}.")
                 std.append([point_mass(float(z)) for z in standardize(tracked[0], centre[n], scale[n])])
-                values.append(tracked[0])
+                values.append(tracked[0]); cols.append(std[-1])
             else:
                 seen = ~np.isnan(Z[:, n])  # a column's dictionary from the values it has
                 z = Z[seen, n]
@@ -542,9 +544,11 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
                     z = z[rng.choice(len(z), size=len(z), p=w[seen] / w[seen].sum())]
                 std.append(auto_dictionary(z, max_discrete=max_discrete, discrete=False, max_atoms=max_atoms, random_state=rng,
                                            laplacians=learned, scales=(1, 2) if not learned or len(base) < _BASE_ROWS else _LEARN_SCALES))
-                values.append(np.unique(base[seen, n]))
+                values.append(np.unique(base[seen, n])); cols.append(z)
         if learned:  # the atoms' places and widths fitted with the mixture, on more of the sample (point masses stay)
-            rows, w_em = summary.subsample(em_rows(sum(map(len, std)), len(summary.sample)))
+            if grid: std = {'1-D mixtures': std, **grid_starts(cols, _GRID_ATOMS if max_atoms is None else min(_GRID_ATOMS, max_atoms))}
+            n_atoms = max(sum(map(len, st)) for st in std.values()) if grid else sum(map(len, std))
+            rows, w_em = summary.subsample(em_rows(n_atoms, len(summary.sample)))
             std, fit = learn_dictionaries(standardize(rows, centre, scale), n_components, start=std, row_weights=w_em,
                                           random_state=rng)
         out = std, table_dictionaries(std, centre, scale, values), centre, scale
