@@ -396,6 +396,10 @@ def gmm_1d(x, n_components: int, reg: float = 1e-6, max_iter: int = 100, tol: fl
     loglik = _gmm_e_step(x, w, mu, var)[0].sum()
     return w, mu, np.sqrt(var), -2 * loglik + (3 * k - 1) * np.log(len(x))
 
+def _few_values(k: int, n: int, max_discrete: int) -> bool:
+    "Whether `k` distinct values among `n` make a discrete feature: at most `max_discrete`, each seen twice on average."
+    return k <= max_discrete and 2 * k <= n
+
 def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplacians: bool = False, scales=(1, 2),
                     max_fit_samples: int = 4000, quantile_atoms: int = 0, discrete: bool = None, heavy: float = 0.05,
                     max_atoms: int = None, random_state=None) -> list:
@@ -407,7 +411,7 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
     _check_scales(scales)
     x = np.asarray(x, dtype=float).ravel()
     values, counts = np.unique(x, return_counts=True)
-    if discrete or (discrete is None and len(values) <= max_discrete and 2 * len(values) <= len(x)):
+    if discrete or (discrete is None and _few_values(len(values), len(x), max_discrete)):
         return [point_mass(v) for v in values]
     rng = check_random_state(random_state)
     extra = [gaussian(q, 1.06 * x.std() * len(x) ** (-1 / 5))  # Silverman's bandwidth for the whole sample

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 from .dictionaries import (DictionaryCPD, atom_spec, auto_dictionary, gaussian, laplacian, point_mass,
-                                  spec_logpdfs, _heavy, _resolution, _LOG_SQRT_2PI)
+                                  spec_logpdfs, _few_values, _heavy, _resolution, _LOG_SQRT_2PI)
 
 # %% auto #0
 __all__ = ['GRID_STARTS', 'atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'tied_em', 'overrelax', 'atom_floor',
@@ -248,11 +248,6 @@ def grid_starts(columns, n_atoms: int = _GRID_ATOMS) -> dict:
     return {name: [c if isinstance(c, list) else grid_dictionary(c, kind, n_atoms) for c in columns]
             for name, kind in GRID_STARTS.items()}
 
-def _is_discrete(x, max_discrete: int) -> bool:
-    "Whether `auto_dictionary` would give the values `x` point masses only."
-    k = len(np.unique(x))
-    return k <= max_discrete and 2 * k <= len(x)
-
 _COEF_PRIOR = 2.0   # learn_dictionaries: pseudo-counts per coefficient (the Dirichlet prior of the M-step) ...
 _PRIOR_SHARE = 0.1  # ... but a column's prior weighs at most this share of a component's average training rows
 _PRIOR_ROWS = 5_000  # ... and tables of fewer rows get none (measured to help from 10,000 rows; mixed at 2,000)
@@ -280,7 +275,7 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     if start is None:
         start = [auto_dictionary(c, max_discrete=max_discrete, laplacians=True, random_state=rng) for c in cols]
         if len(Z) >= _GRID_ROWS:
-            start = {'1-D mixtures': start, **grid_starts([d if _is_discrete(c, max_discrete) else c for c, d in zip(cols, start)])}
+            start = {'1-D mixtures': start, **grid_starts([d if _few_values(len(np.unique(c)), len(c), max_discrete) else c for c, d in zip(cols, start)])}
     starts = start if isinstance(start, dict) else {None: start}
     if not starts: raise ValueError("start is an empty dict: give at least one start.")
     for name, st in starts.items():

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data, check_array
 from scipy.sparse import csr_array
 from threadpoolctl import threadpool_limits
 from .cpd import cpd_from_pairwise
-from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries, point_mass
+from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries, point_mass, _few_values
 from .learn import learn_dictionaries, grid_starts, _GRID_ROWS, _GRID_ATOMS
 from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators, _check_weights)
 from .datapass import (Counts, check_chunk, data_pass, is_chunked, is_dask_array, split_counts, summarize, Summary,
@@ -533,7 +533,7 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
         std, values, cols = [], [], []
         for n in range(N):
             tracked = summary.values[n]  # every distinct value with its count, when there are few
-            if forced[n] or (tracked is not None and len(tracked[0]) <= max_discrete and 2 * len(tracked[0]) <= K):
+            if forced[n] or (tracked is not None and _few_values(len(tracked[0]), K, max_discrete)):
                 if tracked is None: raise ValueError(f"The summary holds no distinct values of discrete feature {n}.")
                 std.append([point_mass(float(z)) for z in standardize(tracked[0], centre[n], scale[n])])
                 values.append(tracked[0]); cols.append(std[-1])
