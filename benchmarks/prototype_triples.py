@@ -39,7 +39,8 @@ from radbook.dictionaries import DictionaryCPD, atom_spec, paper_family
 from radbook.metrics import jsd
 from radbook.optim import project_simplex
 from radbook.datapass import held_out_rows
-from radbook.rad import RAD, rad_losses, rad_solve
+from radbook.rad import RAD
+from radbook.solver import rad_losses, rad_solve
 
 
 def sphere_directions(M, rng):

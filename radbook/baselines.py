@@ -19,7 +19,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 from .dictionaries import DictionaryCPD, atom_key, atom_logpdfs, atom_spec, auto_dictionaries, check_dictionaries
 from .radon import bin_edges, bin_index, feature_pairs
-from .rad import RAD, _RANK_GRID, _COEF_FLOOR, _check_int, _check_real
+from .rad import RAD, _check_int, _check_real
+from .solver import _RANK_GRID, _COEF_FLOOR
 
 # %% auto #0
 __all__ = ['discretize_dictionary', 'feature_bins', 'histogram_operators', 'pair_histograms', 'JUPAD', 'atom_densities',

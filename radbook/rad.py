@@ -5,19 +5,16 @@
 # %% ../nbs/04_rad.ipynb #3217046f
 from __future__ import annotations
 import copy
+import importlib
 import numbers
 import warnings
-from collections.abc import Sequence
 from functools import partial
-from dataclasses import dataclass, field, replace
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data, check_array, _check_feature_names, _check_n_features, _check_sample_weight
-from scipy.sparse import csr_array
 from threadpoolctl import threadpool_limits
-from .cpd import cpd_from_pairwise
 from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries, point_mass, _few_values
 from .learn import learn_dictionaries, grid_starts, _GRID_ROWS, _GRID_ATOMS
 from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators, _check_weights)
@@ -25,403 +22,22 @@ from .datapass import (Counts, check_chunk, data_pass, is_chunked, is_dask_array
                                _NO_CAP, _BASE_ROWS, _dask_rows)
 from .tables import (robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete,
                             is_frame, encode_frame, decode_frame)
-from .optim import project_simplex, simplex_lstsq, pgd_batch
+from .solver import (rad_solve, refit, merge_solutions, rad_losses, select_candidate, floor_coefs, _held_out_loglik,
+                            _SMOOTHING_GRID, _RANK_GRID, _SEARCH_SHARE, _COEF_FLOOR)
 
 # %% auto #0
-__all__ = ['AUTO_DICTIONARIES', 'RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps',
-           'refit', 'rad_solve', 'merge_solutions', 'auto_bins', 'atom_budget', 'climb_ranks', 'floor_coefs',
-           'standard_rows', 'em_rows', 'rad_dictionaries', 'histograms', 'rad_losses', 'select_candidate', 'RAD']
+__all__ = ['AUTO_DICTIONARIES', 'auto_bins', 'atom_budget', 'standard_rows', 'em_rows', 'rad_dictionaries', 'RAD']
 
-# %% ../nbs/04_rad.ipynb #238c5548
-_DENSE_INCIDENCE = 4096  # `_incidence` matrices up to this many entries stay dense (a sparse product costs more calls)
+# %% ../nbs/04_rad.ipynb #f674539d
+_MOVED = {name: 'solver' for name in ('RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve', 'merge_solutions', 'climb_ranks', 'floor_coefs', 'histograms', 'rad_losses', 'select_candidate')}
 
-def _incidence(f):
-    "The distinct values `u` of `f` and the 0/1 matrix `E` (len(u), len(f)) with `E[i, p] = (f[p] == u[i])`, sparse if large."
-    u, row = np.unique(f, return_inverse=True)
-    E = csr_array((np.ones(len(f)), (row, np.arange(len(f)))), shape=(len(u), len(f)))
-    return u, (E.toarray() if E.shape[0] * E.shape[1] <= _DENSE_INCIDENCE else E)
-
-class _Block:
-    "Pairs whose dictionaries have sizes `(Lj, Lk)`: their distinct operators stacked once, as Gram matrices or as R."
-    def __init__(self, idx, pairs, Lj, Lk, Rs, group, gram, on_operator=None):
-        order = np.lexsort((pairs[idx, 1], pairs[idx, 0]))  # pairs in a fixed order: by first feature, then second
-        self.idx = idx[order]
-        self.j, self.k = pairs[self.idx, 0], pairs[self.idx, 1]
-        self.Lj, self.Lk, self.gram = int(Lj), int(Lk), bool(gram)
-        distinct, self.op = np.unique(group[self.idx], return_inverse=True)
-        self.per_pair = len(distinct) == len(self.idx) > 1  # every pair its own operator: one batched product
-        if self.per_pair: distinct, self.op = group[self.idx], np.arange(len(self.idx))
-        mats = []  # (U, d, d) Gram matrices or (U, MI, d) operators; each operator read once
-        for g in distinct:
-            R = Rs[g]
-            if on_operator is not None: on_operator(self, g, R)
-            mats.append(self._mat(R))
-        self.mats = np.stack(mats)
-        self.uj, self.Ej = _incidence(self.j)  # gradient sums over each feature's pairs: (features x pairs) 0/1 products
-        self.uk, self.Ek = _incidence(self.k)
-
-    def _mat(self, R):
-        R = np.asarray(R, dtype=float)
-        if R.shape[2:] != (self.Lj, self.Lk):  # a smaller dictionary padded with atoms that carry no weight
-            R = np.pad(R, [(0, 0), (0, 0), (0, self.Lj - R.shape[2]), (0, self.Lk - R.shape[3])])
-        R = R.reshape(-1, self.Lj * self.Lk)
-        return R.T @ R if self.gram else R
-
-    def product(self, t, backward=False):
-        "Each pair's operator on `t` (Pb, S, .), pairs first: `Q t` (Gram form), `R t`, or `R^T t` with `backward`."
-        mats = self.mats if (self.gram or backward) else self.mats.transpose(0, 2, 1)
-        if len(mats) == 1: return (t.reshape(-1, t.shape[-1]) @ mats[0]).reshape(t.shape[:2] + (-1,))  # one product
-        if self.per_pair: return np.matmul(t, mats)
-        out = np.empty(t.shape[:2] + (mats.shape[2],))
-        for u in range(len(mats)):
-            sel = self.op == u
-            out[sel] = t[sel] @ mats[u]
-        return out
-
-_BLOCK_OVERHEAD = 3e5  # the cost of one more block per evaluation (Python and numpy calls), in multiply-adds
-
-def _padded_sizes(n_atoms, pairs, n_bins: int, form: str, n_sets: int = 8) -> np.ndarray:
-    "Per feature, the dictionary size to pad to: sizes merge into larger ones while fewer, larger blocks cost less."
-    n_atoms = np.asarray(n_atoms)
-    def cost(to):
-        p = np.array([to[L] for L in n_atoms.tolist()])
-        pj, pk = p[pairs[:, 0]], p[pairs[:, 1]]
-        d = (pj * pk).astype(float)
-        gram = np.full(d.shape, form == 'gram') if form != 'auto' else d <= n_bins
-        work = np.where(gram, d * d, 2 * n_bins * d).sum()
-        return len(set(zip(pj.tolist(), pk.tolist()))) * _BLOCK_OVERHEAD + n_sets * work
-    to = {L: L for L in np.unique(n_atoms).tolist()}
-    current = cost(to)
-    while True:
-        tops = sorted(set(to.values()))
-        trials = [{L: (b if t == a else t) for L, t in to.items()} for a, b in zip(tops[:-1], tops[1:])]
-        costs = [cost(t) for t in trials]
-        if not costs or min(costs) >= current: break
-        to, current = trials[int(np.argmin(costs))], min(costs)
-    return np.array([to[L] for L in n_atoms.tolist()])
-
-class RadonLoss:
-    "RAD's objective $J_1$ over all pairs, with gradients; parameters are `B` (N, L, F), zero beyond each dictionary, and `lam` (F,)."
-    def __init__(self, Rs, group, pairs, n_atoms, y, form: str = 'auto'):
-        self._build(Rs, group, pairs, n_atoms, [y], form)
-
-    @classmethod
-    def for_targets(cls, Rs, group, pairs, n_atoms, ys, form: str = 'auto') -> list:
-        """One loss per set of histograms in `ys`, all sharing the operators, which are read once in all (so lazy
-        operators, `radon_operators(lazy=True)`, are computed once and never all held at once)."""
-        first = object.__new__(cls)
-        cs = first._build(Rs, group, pairs, n_atoms, ys, form)
-        out = [first]
-        for y, c in zip(ys[1:], cs[1:]):
-            new = object.__new__(cls); new.__dict__.update(first.__dict__)
-            out.append(new._use(first._check_target(y), c))
-        return out
-
-    def _build(self, Rs, group, pairs, n_atoms, ys, form) -> list:
-        "Set up the blocks and use `ys[0]`; returns the per-block adjoints of every target in `ys`."
-        if form not in ('auto', 'gram', 'direct'): raise ValueError(f"form must be 'auto', 'gram' or 'direct', got {form!r}.")
-        self.pairs, self.group = np.asarray(pairs, dtype=np.intp), np.asarray(group, dtype=np.intp)
-        self.n_atoms = np.asarray(n_atoms, dtype=np.intp)
-        L = self.L = int(self.n_atoms.max())
-        self.mask = np.arange(L)[None, :] < self.n_atoms[:, None]  # (N, L): real atoms
-        self.Rs = Rs if isinstance(Rs, Sequence) else list(Rs)     # (M, I, Lj, Lk) each, shared by the pairs of `group`
-        self.n_bins = int(np.prod(np.shape(self.Rs[0])[:2]))      # M * I rows of every operator
-        self.smoothing = 0.0  # weight of the ridge penalty pulling every column of B_n towards uniform weights
-        sizes = _padded_sizes(self.n_atoms, self.pairs, self.n_bins, form)[self.pairs]
-        ys = [self._check_target(y) for y in ys]
-        adj = [[None] * len(self.pairs) for _ in ys]  # per target and pair: R^T y, filled while the operators are read
-        def on_operator(b, g, R):
-            if not b.gram: return
-            for p in b.idx[self.group[b.idx] == g]:
-                for a, y in zip(adj, ys): a[p] = self._adjoint(y[p], R, b)
-        self.blocks = []
-        for Lj, Lk in sorted(set(map(tuple, sizes.tolist()))):
-            idx = np.flatnonzero((sizes[:, 0] == Lj) & (sizes[:, 1] == Lk))
-            gram = form == 'gram' or (form == 'auto' and Lj * Lk <= self.n_bins)  # the cheaper product: d^2 or 2 MI d
-            self.blocks.append(_Block(idx, self.pairs, Lj, Lk, self.Rs, self.group, gram, on_operator))
-        cs = [[np.stack([a[p] for p in b.idx]) if b.gram else y[b.idx] for b in self.blocks] for a, y in zip(adj, ys)]
-        self._use(ys[0], cs[0])
-        return cs
-
-    def _check_target(self, y) -> np.ndarray:
-        y = np.asarray(y, dtype=float).reshape(len(self.pairs), -1)
-        if y.shape[1] != self.n_bins: raise ValueError(f"y has {y.shape[1]} bins per pair but the operators have {self.n_bins}.")
-        return y
-
-    def _use(self, y, c):
-        "Take histograms `y` (P, M*I) and their per-block adjoints `c` as the data; returns self."
-        self.y, self.yy, self.c = y, float(np.einsum('pb,pb->', y, y)), c
-        gram = np.concatenate([b.idx for b in self.blocks if b.gram] + [np.zeros(0, np.intp)])
-        self._const = float(np.einsum('pb,pb->', y[gram], y[gram]))  # y^T y of the Gram-form pairs
-        return self
-
-    def set_target(self, y):
-        "Use histograms `y` (P, M, I), each direction summing to 1, as the data; returns self."
-        y = self._check_target(y)
-        if self.Rs is None and any(b.gram for b in self.blocks):
-            raise ValueError("This loss released its operators (release_operators) and cannot take new histograms.")
-        return self._use(y, [np.stack([self._adjoint(y[p], self.Rs[self.group[p]], b) for p in b.idx]) if b.gram
-                             else y[b.idx] for b in self.blocks])  # per block: R^T y (Gram form) or y (direct form)
-
-    def _adjoint(self, y, R, b):  # R^T y for one pair, zero-padded to its block's sizes
-        R = np.asarray(R)
-        c = (y @ R.reshape(self.n_bins, -1)).reshape(R.shape[2:])
-        return np.pad(c, [(0, b.Lj - c.shape[0]), (0, b.Lk - c.shape[1])]).ravel()
-
-    def with_target(self, y) -> "RadonLoss":
-        "A copy sharing the operators but fitted to other histograms `y` (held-out or all data)."
-        new = object.__new__(RadonLoss); new.__dict__.update(self.__dict__)
-        return new.set_target(y)
-
-    def release_operators(self) -> "RadonLoss":
-        "Drop the list of operators $R_{jk}$, which the blocks no longer need (then no new targets); returns self."
-        self.Rs = None
-        return self
-
-    def pair_tensors(self, B, lam) -> np.ndarray:
-        "$T_{jk} = B_j \\Lambda B_k^T$ for every pair: shape (P, L, L), or (S, P, L, L) for a batch of S parameter sets."
-        B, lam = np.asarray(B), np.asarray(lam)
-        return (B[..., self.pairs[:, 0], :, :] * lam[..., None, None, :]) @ np.swapaxes(B[..., self.pairs[:, 1], :, :], -1, -2)
-
-    def predict(self, B, lam) -> np.ndarray:
-        "The model's histograms $R_{jk}\\operatorname{vec}(T_{jk})$ of every pair: shape (P, M*I) (needs the operators)."
-        T, n = self.pair_tensors(B, lam), self.n_atoms
-        return np.stack([np.reshape(self.Rs[g], (self.n_bins, -1)) @ T[p, :n[j], :n[k]].ravel()
-                         for p, ((j, k), g) in enumerate(zip(self.pairs, self.group))])
-
-    def _evaluate(self, B, lam, grad: bool, smoothing: float):
-        "Loss per set (S,) and, with `grad`, its gradients `(gB, glam)`; `B` (S, N, L, F), `lam` (S, F)."
-        S, F = lam.shape
-        Bp, lw = np.ascontiguousarray(B.transpose(1, 0, 2, 3)), lam[None, :, None, :]  # (N, S, L, F): features first
-        loss = np.full(S, self._const)
-        if grad: A, C = np.zeros_like(Bp), np.zeros_like(Bp)  # per feature: sum of H_jk B_k over its pairs as j, as k
-        for b, c in zip(self.blocks, self.c):
-            BJ, BK = Bp[b.j, :, :b.Lj], Bp[b.k, :, :b.Lk]                        # (Pb, S, L, F)
-            t = ((BJ * lw) @ BK.swapaxes(-1, -2)).reshape(len(b.idx), S, -1)
-            if b.gram:
-                H = b.product(t) - c[:, None]                                    # Q t - c = G / 2
-                loss += np.einsum('psd,psd->s', t, H - c[:, None])
-            else:
-                r = b.product(t) - c[:, None]
-                loss += np.einsum('psb,psb->s', r, r)
-                if grad: H = b.product(r, backward=True)
-            if not grad: continue
-            H = H.reshape(len(b.idx), S, b.Lj, b.Lk)
-            A[b.uj, :, :b.Lj] += (b.Ej @ (H @ BK).reshape(len(b.idx), -1)).reshape(-1, S, b.Lj, F)
-            C[b.uk, :, :b.Lk] += (b.Ek @ (H.swapaxes(-1, -2) @ BJ).reshape(len(b.idx), -1)).reshape(-1, S, b.Lk, F)
-        if grad:  # dJ/dB_n = 2 (A_n + C_n) Lambda; dJ/dlam_r = 2 sum_j B_j[:, r]^T A_j[:, r] (each pair once, as j)
-            glam = 2 * np.einsum('nslf,nslf->sf', Bp, A)
-            gB = np.ascontiguousarray(((A + C) * (2 * lw)).transpose(1, 0, 2, 3))
-        else: gB = glam = None
-        if smoothing > 0:
-            pen, D = self._penalty(B)
-            loss = loss + smoothing * pen
-            if grad: gB += 2 * smoothing * D
-        return loss, (gB, glam)
-
-    def value(self, B, lam):
-        "$J_1$ at `(B, lam)` (without the smoothing penalty): a float, or one value per set for a batch (`B` (S, N, L, F))."
-        single = np.ndim(B) == 3
-        B, lam = np.asarray(B, dtype=float), np.asarray(lam, dtype=float)
-        f, _ = self._evaluate(B[None] if single else B, lam[None] if single else lam, grad=False, smoothing=0.0)
-        return float(f[0]) if single else f
-
-    def _penalty(self, B):  # gamma-free smoothness penalty sum ||B_n[:, r] - 1/L_n||^2 over real atoms, and D
-        D = (B - self.mask[:, :, None] / self.n_atoms[:, None, None]) * self.mask[:, :, None]
-        return np.einsum('snlf,snlf->s', D, D), D
-
-    def objective(self, params) -> np.ndarray:
-        "The minimised objective ($J_1$ plus the smoothing penalty) of a batch `(B (S, N, L, F), lam (S, F))`, without gradients."
-        return self._evaluate(*params, grad=False, smoothing=self.smoothing)[0]
-
-    def value_grad(self, params) -> tuple:
-        "$J_1$ and its gradients with respect to `(B, lam)`; with a batch (`B` (S, N, L, F), `lam` (S, F)) one of each per set."
-        B, lam = params
-        single = B.ndim == 3
-        loss, (gB, glam) = self._evaluate(B[None] if single else B, lam[None] if single else lam, grad=True,
-                                          smoothing=self.smoothing)
-        return (float(loss[0]), (gB[0], glam[0])) if single else (loss, (gB, glam))
-
-    def project(self, params) -> tuple:
-        "Project `(B, lam)` (or a batch of them) onto the constraints: simplex columns of every `B_n` (padding at zero) and simplex `lam`."
-        B, lam = params
-        return project_simplex(B, axis=B.ndim - 2, mask=self.mask[:, :, None]), project_simplex(lam, axis=-1)
-
-# %% ../nbs/04_rad.ipynb #662311b3
-def random_start(loss: RadonLoss, n_components: int, random_state=None) -> tuple:
-    "Random parameters: flat-Dirichlet columns for every `B_n` (padding at zero) and uniform weights."
-    rng = check_random_state(random_state)
-    B = rng.standard_exponential((len(loss.mask), loss.L, n_components)) * loss.mask[:, :, None]
-    return B / B.sum(axis=1, keepdims=True), np.full(n_components, 1.0 / n_components)
-
-_WARM_MIX = 0.5  # warm starts: every start but the first is this share random, the rest the given fit
-
-def warm_start(fit, n_components: int, start: tuple, mix: float = 0.0) -> tuple:
-    """A start near `fit = (coefs, weights)` (one `(L_n, F0)` array per feature and F0 weights, e.g. the tied-atom
-    EM's fit of notebook 01a) in the layout of the random start `start = (B, weights)` at rank `n_components` = F: the
-    F heaviest components of the fit when F <= F0, else all of them (weights scaled by F0 / F) with the last F - F0
-    columns of `start` (weight 1 / F each); then `mix` of `start` and `1 - mix` of that."""
-    coefs, lam0 = fit
-    B_rand, lam_rand = start
-    F0, F = len(lam0), int(n_components)
-    keep = np.sort(np.argsort(-np.asarray(lam0), kind='stable')[:F])  # in the fit's order
-    B, lam = np.zeros_like(B_rand), np.zeros(F)
-    for n, C in enumerate(coefs): B[n, :C.shape[0], :len(keep)] = C[:, keep]
-    lam[:len(keep)] = np.asarray(lam0)[keep]
-    if F > F0: B[:, :, F0:], lam[F0:] = B_rand[:, :, F0:], lam[:F0].sum() / F0
-    lam /= lam.sum()
-    return (1 - mix) * B + mix * B_rand, (1 - mix) * lam + mix * lam_rand
-
-def paper_start(loss: RadonLoss, n_components: int, rho: float = 1.0, n_alt: int = 10) -> tuple:
-    "The paper's start: simplex least squares per pair, then SPA on the assembled $\\tilde T$, alternating with $J_2$ `n_alt` times."
-    pairs, sizes, N = loss.pairs, loss.n_atoms, len(loss.n_atoms)
-    rows, cols = sizes[:N // 2].sum(), sizes[N // 2:].sum()
-    if n_components > min(rows, cols):
-        raise ValueError(f"init='paper' runs SPA on a {rows} x {cols} matrix and needs n_components <= {min(rows, cols)}; "
-                         "use init='random' or fewer components.")
-    T = [None] * len(pairs)
-    def fit_pairs(targets=None):  # one batched simplex least squares per shared R
-        if loss.Rs is None: raise ValueError("init='paper' needs the loss's operators (do not release_operators).")
-        for g in np.unique(loss.group):
-            idx = np.flatnonzero(loss.group == g)
-            R = np.reshape(loss.Rs[g], (loss.n_bins, -1))
-            v = None if targets is None else np.stack([targets[p] for p in idx], axis=1)
-            x0 = None if targets is None else np.stack([T[p] for p in idx], axis=1)
-            sol = simplex_lstsq(R, loss.y[idx].T, rho=0.0 if targets is None else rho, v=v, x0=x0)
-            for col, p in enumerate(idx): T[p] = sol[:, col]
-    fit_pairs()
-    for it in range(n_alt + 1):
-        Z = {(j, k): T[p].reshape(sizes[j], sizes[k]) for p, (j, k) in enumerate(pairs)}
-        lam, factors = cpd_from_pairwise(Z, n_components, N)
-        if it == n_alt: break
-        fit_pairs([((factors[j] * lam) @ factors[k].T).ravel() for j, k in pairs])
-    B = np.zeros((N, loss.L, n_components))
-    for n, A in enumerate(factors): B[n, :sizes[n]] = A
-    return loss.project((B, lam))
-
-# %% ../nbs/04_rad.ipynb #d57bdb20
-@dataclass
-class RADSolution:
-    "What `rad_solve` returns: parameters, iteration counts, loss curves, and the starts kept, their chosen iterations and iterates."
-    B: np.ndarray
-    weights: np.ndarray
-    n_iter: int
-    converged: bool
-    loss_curve: list = field(default_factory=list)
-    val_curve: list = field(default_factory=list)
-    start_scores: list = field(default_factory=list)
-    best_start: int = 0
-    starts: list = field(default_factory=list)
-    stop_iters: list = field(default_factory=list)
-    finals: list = field(default_factory=list)
-
-def _stack(params) -> tuple:
-    "A list of `(B, lam)` as one batch `(B (S, N, L, F), lam (S, F))`."
-    return np.stack([B for B, _ in params]), np.stack([lam for _, lam in params])
-
-_STEP_CAP = 10.0     # component_steps: a light component's columns step at most this squared times further
-_STEP_GROWTH = 1.1   # the step grows by this factor after an accepted step (pgd_batch's `grow`)
-
-def component_steps(params, cap: float = _STEP_CAP) -> tuple:
-    r"""Step scales for a batch `(B (S, N, L, F), lam (S, F))`: column r of every B_n gets $(\lambda_{max} / \max(\lambda_r,
-    \lambda_{max}/cap))^2$, the weights 1 (a diagonal preconditioner for `pgd_batch`, constant on every simplex)."""
-    lam = params[1]
-    top = lam.max(axis=1, keepdims=True)
-    r = top / np.maximum(lam, top / cap)
-    return (r[:, None, None, :] ** 2, np.ones((len(lam), 1)))
-
-def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_every=5, precondition=False):
-    "PGD from every start at once (`pgd_batch`); with `val`, each run keeps its iterate with the lowest held-out loss."
-    B0, lam0 = _stack(starts)
-    S = len(starts)
-    best = dict(score=np.full(S, np.inf), it=np.zeros(S, dtype=int), B=B0.copy(), lam=lam0.copy())
-    curves = [[] for _ in range(S)]
-    def callback(it, params, losses, idx):
-        if val is None or it % check_every: return np.zeros(len(idx), dtype=bool)
-        score = val.value(*params)
-        for i, sc in zip(idx, score): curves[i].append((it, float(sc)))
-        better = score < best['score'][idx]
-        b = idx[better]
-        best['score'][b], best['it'][b], best['B'][b], best['lam'][b] = score[better], it, params[0][better], params[1][better]
-        return it - best['it'][idx] >= patience
-    res = pgd_batch(loss.value_grad, (B0, lam0), loss.project, max_iter=max_iter, tol=tol, accelerate=accelerate,
-                    callback=callback, value=loss.objective, grow=_STEP_GROWTH,
-                    precond=component_steps if precondition else None)
-    if val is None:
-        best = dict(score=np.array([f[-1] for f in res.losses]), it=res.n_iter.copy(), B=res.params[0], lam=res.params[1])
-    else:  # runs that did not stop on the callback: their last iterate may not have been scored yet
-        last = np.flatnonzero([stop != 'callback' for stop in res.stop])
-        if len(last):
-            score = val.value(res.params[0][last], res.params[1][last])
-            better = score < best['score'][last]
-            b = last[better]
-            best['score'][b], best['it'][b] = score[better], res.n_iter[b]
-            best['B'][b], best['lam'][b] = res.params[0][b], res.params[1][b]
-    return res, best, curves
-
-def _average(params) -> tuple:
-    "The equal-weight mixture of several `(B, lam)`: components side by side, weights divided by their number."
-    return np.concatenate([B for B, _ in params], axis=2), np.concatenate([lam for _, lam in params]) / len(params)
-
-_REFIT_SHARE = 0.1  # the refit continues each kept run on all the data for this share of its iterations
-
-def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: float = _REFIT_SHARE,
-          precondition: bool = False) -> RADSolution:
-    """Continue every kept run of `sol` from its chosen iterate on `full` (all the data) for `share` of its iterations
-    (at least 5) and average as `sol` did; `share=None` instead replays each run from its start for its chosen iterations."""
-    if share is None: x0, caps = _stack(sol.starts), np.maximum(sol.stop_iters, 1)
-    else: x0, caps = _stack(sol.finals), np.maximum(np.ceil(share * np.asarray(sol.stop_iters)).astype(int), 5)
-    res = pgd_batch(full.value_grad, x0, full.project, max_iter=caps, tol=0.0, accelerate=accelerate,
-                    value=full.objective, grow=_STEP_GROWTH, precond=component_steps if precondition else None)
-    B, lam = _average(list(zip(*res.params)))
-    n_iter = res.n_iter if share is None else np.asarray(sol.stop_iters) + res.n_iter
-    return replace(sol, B=B, weights=lam, n_iter=int(n_iter.max()), loss_curve=res.losses[0])
-
-def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: RadonLoss = None, init: str = 'random',
-              n_init: int = 8, combine: str = 'average', max_iter: int = 3000, tol: float = 1e-8, patience: int = 100,
-              accelerate: bool = True, rho: float = 1.0, n_alt: int = 10, random_state=None, verbose: int = 0,
-              precondition: bool = False, first: int = 0, warm: tuple = None) -> RADSolution:
-    """Fit `(B, weights)` to `loss` from several starts, stop each early by `val`, keep the best or average them, refit on `full`.
-    With init='random', `first` skips the first starts drawn from `random_state` (run them with `n_init=first` and
-    join the two solutions with `merge_solutions`: together they equal one call with all the starts). `warm =
-    (coefs, weights)`, a fit of the same dictionaries (e.g. the tied-atom EM's), makes the first start that fit and
-    every other one half that fit, half a random start (`warm_start`, init='random' only)."""
-    if combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {combine!r}.")
-    if warm is not None and init != 'random': raise ValueError(f"warm starts need init='random', got init={init!r}.")
-    rng = check_random_state(random_state)
-    if init == 'paper': starts = [paper_start(loss, n_components, rho=rho, n_alt=n_alt)]
-    elif init == 'random':
-        starts = [random_start(loss, n_components, rng) for _ in range(n_init)]
-        if warm is not None:
-            starts = [warm_start(warm, n_components, s, 0.0 if i == 0 else _WARM_MIX) for i, s in enumerate(starts)]
-        starts = starts[first:]
-    else: raise ValueError(f"init must be 'random' or 'paper', got {init!r}.")
-    if not starts: raise ValueError(f"first={first} leaves none of the n_init={n_init} starts to run.")
-    res, best, curves = _run(loss, starts, max_iter, tol, accelerate, val, patience, precondition=precondition)
-    if verbose:
-        for i in range(len(starts)):
-            print(f"start {i}: {res.n_iter[i]} iterations, best score {best['score'][i]:.5g} at iteration {best['it'][i]}")
-    s = int(np.argmin(best['score']))
-    kept = list(range(len(starts))) if combine == 'average' else [s]
-    B, lam = _average([(best['B'][i], best['lam'][i]) for i in kept])
-    converged = all(res.stop[i] in ('tol', 'callback') for i in kept)  # stopped by their own criterion, not by max_iter
-    sol = RADSolution(B, lam, int(max(best['it'][i] for i in kept)), converged, res.losses[kept[0]], curves[s],
-                      [float(v) for v in best['score']], s, [starts[i] for i in kept], [int(best['it'][i]) for i in kept],
-                      [(best['B'][i], best['lam'][i]) for i in kept])
-    return refit(sol, full, accelerate, precondition=precondition) if val is not None and full is not None else sol
-
-def merge_solutions(a: RADSolution, b: RADSolution, combine: str = 'average') -> RADSolution:
-    """One solution from two `rad_solve` calls on the same loss with different starts (e.g. `first=`): 'average' averages
-    the kept runs of both with equal weights; 'best' keeps the run with the lower held-out score."""
-    scores = list(a.start_scores) + list(b.start_scores)
-    s = int(np.argmin(scores))
-    if combine == 'best':
-        keep = a if min(a.start_scores) <= min(b.start_scores) else b
-        return replace(keep, start_scores=scores, best_start=s)
-    B, lam = _average(list(a.finals) + list(b.finals))
-    return RADSolution(B, lam, max(a.n_iter, b.n_iter), a.converged and b.converged, a.loss_curve,
-                       a.val_curve if s < len(a.start_scores) else b.val_curve, scores, s, list(a.starts) + list(b.starts),
-                       list(a.stop_iters) + list(b.stop_iters), list(a.finals) + list(b.finals))
+def __getattr__(name):
+    "Names that moved out of `radbook.rad` still import from it, with a DeprecationWarning that says where they went."
+    if name in _MOVED:
+        warnings.warn(f"radbook.rad.{name} moved to radbook.{_MOVED[name]}.{name}; import it from there (the old path goes "
+                      "in a later release).", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(f'radbook.{_MOVED[name]}'), name)
+    raise AttributeError(f"module 'radbook.rad' has no attribute {name!r}")
 
 # %% ../nbs/04_rad.ipynb #748a0eae
 def _check_int(name, value, low):
@@ -445,37 +61,6 @@ _ATOM_BUDGET = 2.5e7   # automatic dictionaries: (pairs) x (atoms per column)^4 
 def atom_budget(n_pairs: int) -> int:
     "Gaussians per continuous column for automatic dictionaries: the largest L with n_pairs * L^4 <= 2.5e7 (30 or more up to 8 features)."
     return max(6, int((_ATOM_BUDGET / max(1, n_pairs)) ** 0.25))
-
-_SMOOTHING_GRID = (0.0, 0.01, 0.1, 1.0)
-_RANK_GRID = (2, 4, 8, 16, 32)
-_SEARCH_SHARE = 0.25  # 'auto' choices: each candidate runs this share of the n_init starts; the chosen one then runs the rest
-
-def climb_ranks(grid, score) -> dict:
-    """Search `grid` for the rank with the highest `score(F)`, from its middle: up while the score improves, then, if
-    going up did not help, down while it improves. Returns `{rank: score}` of the ranks tried."""
-    grid, tried = sorted(set(grid)), {}
-    def climb(i, step):  # from grid[i] on in direction `step`, until a rank scores no better than all before it
-        while 0 <= i < len(grid):
-            tried[grid[i]] = score(grid[i])
-            if tried[grid[i]] <= max(v for F, v in tried.items() if F != grid[i]): return
-            i += step
-    mid = (len(grid) - 1) // 2
-    tried[grid[mid]] = score(grid[mid])
-    if mid + 1 < len(grid): climb(mid + 1, 1)
-    if max(tried, key=tried.get) == grid[mid] and mid > 0: climb(mid - 1, -1)
-    return tried
-
-_COEF_FLOOR = 1e-3  # RAD's coef_floor: the share of every factor spread evenly over its dictionary's atoms
-
-def floor_coefs(B, n_atoms, floor: float = _COEF_FLOOR) -> list:
-    r"""Every feature's coefficients `B[n, :L_n]` (B of shape (N, L, F), zero-padded) mixed with uniform weights:
-    $(1 - \text{floor})\,B_n + \text{floor} / L_n$, so that no atom has zero weight in any component."""
-    return [(1 - floor) * B[n, :L] + floor / L for n, L in enumerate(n_atoms)]
-
-def _held_out_loglik(sol, dictionaries, n_atoms, X, floor: float = _COEF_FLOOR, weights=None) -> float:
-    "Mean log density of the rows `X` (weighted by `weights`) under the solution `sol`, its coefficients floored (`floor_coefs`)."
-    model = DictionaryCPD(sol.weights, floor_coefs(sol.B, n_atoms, floor), dictionaries)
-    return float(np.average(np.maximum(model.logpdf(X), -700.0), weights=weights))
 
 # %% ../nbs/04_rad.ipynb #46f81a44
 def standard_rows(rows, centre, scale, dictionaries=None, names=None, hint=None) -> np.ndarray:
@@ -562,44 +147,6 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     centre, scale = units(sample, np.array([ids.setdefault(id(d), len(ids)) for d in table]))  # shared lists, shared units
     out = standard_dictionaries(table, centre, scale), table, centre, scale
     return out + (None,) if return_fit else out
-
-def histograms(counts) -> np.ndarray:
-    """Counts over their total along the last axis (bins): the histograms $y_{jk}$. Each pair is divided by its own
-    number of rows, which with missing entries is the number of rows that have both of its features."""
-    counts = np.asarray(counts)
-    return counts / np.maximum(counts.sum(axis=-1, keepdims=True), 1)
-
-def rad_losses(Rs, group, pairs, n_atoms, counts: Counts, form: str = 'auto') -> tuple:
-    """`(loss, val, full)`: $J_1$ on the training counts, on the held-out counts and on all of them, each histogram
-    normalised by its number of rows (`histograms`); `(J1 on all the counts, None, None)` when either side has no rows."""
-    empty = np.flatnonzero(counts.total.reshape(len(pairs), -1).sum(axis=1) == 0)
-    if len(empty):
-        j, k = np.asarray(pairs)[empty[0]]
-        raise ValueError(f"Features {j} and {k} are never observed together (every row misses one of them); "
-                         f"{len(empty)} pair(s) have no rows to fit.")
-    if counts.n_val >= 1 and counts.n_fit >= 1:
-        return tuple(RadonLoss.for_targets(Rs, group, pairs, n_atoms, [histograms(counts.fit), histograms(counts.val),
-                                                                       histograms(counts.total)], form))
-    return RadonLoss(Rs, group, pairs, n_atoms, histograms(counts.total), form), None, None
-
-def select_candidate(solve, loss: RadonLoss, val: RadonLoss, ranks, gammas, score=None, verbose: int = 0) -> tuple:
-    """Fit the candidates `(rank F, smoothing gamma)` with `solve(F)` (on `loss`, its smoothing set to gamma) and choose
-    one: with `score(solution)` (held-out log-likelihood), the ranks are climbed (`climb_ranks`) and the highest score
-    wins; without, the one rank's smoothing weights are compared by held-out $J_1$ on `val`. Returns `(key, fits)`, with
-    `fits[F, gamma] = (held-out J1, score, solution)`."""
-    fits = {}
-    def fit_rank(F):  # every smoothing weight at rank F; returns the best score among them
-        for gamma in gammas:
-            loss.smoothing = gamma
-            sol = solve(F)
-            j1 = val.value(sol.B, sol.weights) if val is not None else np.nan
-            fits[F, gamma] = (j1, score(sol) if score is not None else np.nan, sol)
-            if verbose: print(f"rank {F}, smoothing {gamma}: held-out J1 {j1:.5g}, log-likelihood {fits[F, gamma][1]:.4f}")
-        return max(fits[F, g][1] for g in gammas)
-    if score is not None: climb_ranks(ranks, fit_rank)
-    else: fit_rank(ranks[0])
-    key = max(fits, key=lambda k: fits[k][1]) if score is not None else min(fits, key=lambda k: fits[k][0])
-    return key, fits
 
 # %% ../nbs/04_rad.ipynb #59c6bd44
 class RAD(DensityMixin, BaseEstimator):

@@ -5,7 +5,8 @@ import pytest
 from radbook.dictionaries import DictionaryCPD, auto_dictionaries, gaussian, laplacian, paper_family
 from radbook.metrics import jsd
 from radbook.radon import bin_edges, feature_pairs, radon_operators, random_directions
-from radbook.rad import RAD, RadonLoss, rad_solve
+from radbook.rad import RAD
+from radbook.solver import RadonLoss, rad_solve
 from models import small_model
 
 

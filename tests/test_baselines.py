@@ -14,7 +14,8 @@ from radbook.baselines import (GMMCV, JUPAD, KDECV, DictionaryEM, _gmm_sample, a
 from radbook.dictionaries import DictionaryCPD, gaussian, laplacian, paper_family, point_mass
 from radbook.metrics import jsd
 from radbook.radon import bin_index, feature_pairs
-from radbook.rad import RAD, RadonLoss, rad_solve
+from radbook.rad import RAD
+from radbook.solver import RadonLoss, rad_solve
 from models import small_model
 
 

@@ -8,7 +8,8 @@ from sklearn.utils import check_random_state
 from radbook.datapass import NpyChunks
 from radbook.dictionaries import paper_family
 from radbook.metrics import jsd
-from radbook.rad import RAD, histograms
+from radbook.rad import RAD
+from radbook.solver import histograms
 
 
 def test_weight_two_counts_as_a_duplicated_row():
