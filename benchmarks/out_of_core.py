@@ -10,7 +10,7 @@ a fresh spawned process, so its peak RSS (ru_maxrss) is its own. `RAD(random_sta
 
 Modes:
   stream  the rows read by `NpyChunks` (plain file reads, `--chunk-rows` rows at a time). Printed: the floor (one pass
-          reading the file and summing every chunk), then the fit's steps (`RAD._summary`, `_plan`, `_count`, `_solve`,
+          reading the file and summing every chunk), then the fit's steps (`summary_pass`, `plan_fit`, `count_pass`, `solve_counts`,
           the steps `fit` runs), each in seconds and per 10^6 rows; the data passes as ratios to the floor; the
           projected values per second of the counts pass; peak RSS; and the mean log density of 100,000 fresh rows of
           the family under the fit and under the truth. Also the numpy and numba counters on the first 10^6 rows, in
@@ -53,22 +53,26 @@ def floor_pass(source):
 
 
 def fit_steps(source):
-    "RAD().fit's steps on `source`, timed one by one; returns the estimator and {step: seconds}."
+    """RAD()'s fit as its public steps (`summary_pass`, `plan_fit`, `count_pass`, `solve_counts`) on `source`, timed one
+    by one; returns the plan, the fit, its density and {step: seconds}. The same numbers as `RAD(random_state=0).fit`."""
     from sklearn.utils import check_random_state
     from threadpoolctl import threadpool_limits
-    from radbook.rad import RAD
-    est, times = RAD(random_state=0), {}
+    from radbook.dictionaries import DictionaryCPD
+    from radbook.solver import SolverSettings, solve_counts
+    from radbook.steps import TableSettings, auto_bins, count_pass, plan_fit, summary_pass
+    table, solver, times = TableSettings(), SolverSettings(), {}
     times['peak RSS before'] = _rss_mib()
-    X = est._input(source)
     with threadpool_limits(1, user_api='blas'):
-        est._check_solver_params(); est._check_table_params()
-        rng = check_random_state(est.random_state)
+        rng = check_random_state(0)
         seed = int(rng.randint(2**31 - 1))
-        t = time.perf_counter(); summary = est._summary(X, seed); times['summary pass'] = time.perf_counter() - t; times['peak RSS after summary pass'] = _rss_mib()
-        t = time.perf_counter(); plan = est._plan(summary, seed, rng); times['plan'] = time.perf_counter() - t; times['peak RSS after plan'] = _rss_mib()
-        t = time.perf_counter(); counts = est._count(X, plan); times['counts pass'] = time.perf_counter() - t; times['peak RSS after counts pass'] = _rss_mib()
-        t = time.perf_counter(); est._solve(plan, counts, plan['prepare'](summary.held_out), rng); times['solve'] = time.perf_counter() - t; times['peak RSS after solve'] = _rss_mib()
-    return est, times
+        t = time.perf_counter(); summary = summary_pass(source, seed, table); times['summary pass'] = time.perf_counter() - t; times['peak RSS after summary pass'] = _rss_mib()
+        t = time.perf_counter(); plan = plan_fit(summary, seed, auto_bins(summary.n_samples), table, rank=10, random_state=rng); times['plan'] = time.perf_counter() - t; times['peak RSS after plan'] = _rss_mib()
+        t = time.perf_counter(); counts = count_pass(source, plan, table.validation_fraction); times['counts pass'] = time.perf_counter() - t; times['peak RSS after counts pass'] = _rss_mib()
+        t = time.perf_counter()
+        fit = solve_counts(plan.operators.Rs, plan.operators.group, plan.pairs, plan.dictionaries, counts, 10, settings=solver,
+                           held=plan.prepare(summary.held_out), held_weight=summary.held_weights(), warm=plan.warm, random_state=rng)
+        times['solve'] = time.perf_counter() - t; times['peak RSS after solve'] = _rss_mib()
+    return plan, fit, DictionaryCPD(fit.weights, fit.coefs, plan.table), times
 
 
 def run_fit(path, mode, chunk_rows):
@@ -80,11 +84,11 @@ def run_fit(path, mode, chunk_rows):
     K = NpyChunks(path).file_shape[0]
     floor = floor_pass(NpyChunks(path, chunk_rows) if mode == 'stream' else
                        (source[i:i + chunk_rows] for i in range(0, K, chunk_rows)))
-    est, times = fit_steps(source)
+    plan, fit, density, times = fit_steps(source)
     peak = _rss_mib()
-    P, M = len(est.pairs_), len(est.directions_)
-    print(f"[{mode}] {K:,} rows x {est.n_features_in_} columns ({K * est.n_features_in_ * 8 / 1e6:,.0f} MB), "
-          f"{P} pairs x {M} directions x {est.n_bins_} bins; peak RSS {peak:,.0f} MiB")
+    P, M, N = len(plan.pairs), len(plan.operators.directions), len(plan.table)
+    print(f"[{mode}] {K:,} rows x {N} columns ({K * N * 8 / 1e6:,.0f} MB), "
+          f"{P} pairs x {M} directions x {plan.n_bins} bins; peak RSS {peak:,.0f} MiB")
     print(f"  floor (read + sum): {floor:.2f} s ({floor / K * 1e6:.3f} s per 10^6 rows)")
     rss = {k: times.pop(k) for k in list(times) if k.startswith('peak RSS')}
     print('  ' + ', '.join(f"{k} {v:,.0f} MiB" for k, v in rss.items()))
@@ -95,11 +99,12 @@ def run_fit(path, mode, chunk_rows):
           f"fit total {sum(times.values()):.1f} s ({sum(times.values()) / K * 1e6:.2f} s per 10^6 rows)")
     truth = paper_family('gaussian', random_state=0)
     fresh = truth.sample(100_000, random_state=999)[0]
-    print(f"  mean log density of 100,000 fresh rows: fit {est.score(fresh):.4f}, truth {truth.logpdf(fresh).mean():.4f}")
+    print(f"  mean log density of 100,000 fresh rows: fit {density.logpdf(fresh).mean():.4f}, truth {truth.logpdf(fresh).mean():.4f}")
     if mode == 'stream':
         X = np.load(path, mmap_mode='r')[:1_000_000].copy()
-        Z = (X - est.center_) / est.scale_
-        args = (Z, est.pairs_, est.directions_, est.bin_lo_, est.bin_width_, est.n_bins_)
+        Z = (X - plan.centre) / plan.scale
+        ops = plan.operators
+        args = (Z, plan.pairs, ops.directions, ops.bin_lo, ops.bin_width, plan.n_bins)
         secs = {}
         for engine in ('numpy', 'numba', 'numpy', 'numba'):  # twice each, alternating: the second of each counts
             t = time.perf_counter(); c = projection_counts(*args, engine=engine); secs[engine] = time.perf_counter() - t

@@ -41,6 +41,7 @@ from radbook.optim import project_simplex
 from radbook.datapass import held_out_rows
 from radbook.rad import RAD
 from radbook.solver import rad_losses, rad_solve
+from radbook.steps import TableSettings, auto_bins, count_pass, plan_fit, summary_pass
 
 
 def sphere_directions(M, rng):
@@ -166,7 +167,7 @@ class TripleLoss:
 
 
 def fit_rad3(X, dictionaries, F, seed, w3, n_triples=56, M3=40, n_init=8, triple_seed=None, return_parts=False):
-    """RAD.fit's own steps (`_summary`, `_plan`, `_count`, `rad_losses`, then `rad_solve` as `_solve` calls it for a
+    """RAD.fit's own steps (`summary_pass`, `plan_fit`, `count_pass`, `rad_losses`, then `rad_solve` as `solve_counts` calls it for a
     fixed rank and smoothing 0), with the triple term added, so w3=0 reproduces
     `RAD(F, dictionaries=dictionaries, n_init=n_init, random_state=seed).fit(X)` bit for bit.
     The pairs are in RAD's standard units, the triples in the table's units with the shared dictionary: the triple
@@ -175,15 +176,14 @@ def fit_rad3(X, dictionaries, F, seed, w3, n_triples=56, M3=40, n_init=8, triple
     come from a separate rng."""
     K, N = X.shape
     est = RAD(F, dictionaries=dictionaries, n_init=n_init, random_state=seed)
-    est._check_solver_params(); est._check_table_params()
-    X = est._input(X)  # validated, as fit does
+    table = TableSettings.of(est)
     rng = check_random_state(seed)
     row_seed = int(rng.randint(2**31 - 1))
-    summary = est._summary(X, row_seed)
-    plan = est._plan(summary, row_seed, rng)
-    counts = est._count(X, plan)
-    n_bins, n_atoms = plan['n_bins'], [len(d) for d in plan['dictionaries']]
-    pair_fit, pair_val, pair_full = rad_losses(plan['Rs'], plan['group'], plan['pairs'], n_atoms, counts)
+    summary = summary_pass(X, row_seed, table)
+    plan = plan_fit(summary, row_seed, auto_bins(K), table, rank=F, random_state=rng)
+    counts = count_pass(X, plan, est.validation_fraction)
+    n_bins, n_atoms = plan.n_bins, [len(d) for d in plan.dictionaries]
+    pair_fit, pair_val, pair_full = rad_losses(plan.operators.Rs, plan.operators.group, plan.pairs, n_atoms, counts)
     held = held_out_rows(0, K, row_seed, float(est.validation_fraction))
     # triples
     trng = check_random_state(10_000 + seed if triple_seed is None else triple_seed)

@@ -20,11 +20,12 @@ from threadpoolctl import threadpool_limits
 from .dictionaries import DictionaryCPD, atom_key, atom_logpdfs, atom_spec, auto_dictionaries, check_dictionaries
 from .radon import bin_edges, bin_index, feature_pairs
 from .rad import RAD, _check_int, _check_real
+from .steps import Operators
 from .solver import _RANK_GRID, _COEF_FLOOR
 
 # %% auto #0
-__all__ = ['discretize_dictionary', 'feature_bins', 'histogram_operators', 'pair_histograms', 'JUPAD', 'atom_densities',
-           'em_loglik', 'em_step', 'em_run', 'DictionaryEM', 'GMMCV', 'KDECV']
+__all__ = ['discretize_dictionary', 'feature_bins', 'histogram_operators', 'pair_histograms', 'histogram_statistics', 'JUPAD',
+           'atom_densities', 'em_loglik', 'em_step', 'em_run', 'DictionaryEM', 'GMMCV', 'KDECV']
 
 # %% ../nbs/05_baselines.ipynb #54e4c6a0
 def discretize_dictionary(dictionary, lo: float, width: float, n_bins: int) -> np.ndarray:
@@ -92,6 +93,13 @@ def _pair_counts(rows, pairs, lo, width, n_bins, weights=None):
     return pair_histograms(rows, pairs, lo, width, n_bins, weights).reshape(len(pairs), -1)
 
 # %% ../nbs/05_baselines.ipynb #90e85c61
+def histogram_statistics(sample, ranges, dictionaries, pairs, n_bins: int, random_state=None) -> Operators:
+    "JUPAD's statistics (step 3 of `plan_fit`): per-feature bins on each column's range, the 2-D operators and a 2-D histogram counter."
+    lo, width = feature_bins(np.vstack([sample, ranges]), dictionaries, n_bins)  # the sample and the extremes: the full range
+    Rs, group = histogram_operators(dictionaries, pairs, lo, width, n_bins)
+    counter = partial(_pair_counts, pairs=pairs, lo=lo, width=width, n_bins=n_bins)
+    return Operators(Rs, group, counter, lo, width)
+
 class JUPAD(RAD):
     """Dictionary-CPD density fitted to 2-D marginal histograms (JUPAD, Shaan et al.), with RAD's solver.
 
@@ -127,21 +135,18 @@ class JUPAD(RAD):
         self.n_alt, self.smoothing, self.n_components_grid = n_alt, smoothing, n_components_grid
         self.coef_floor, self.precondition, self.random_state, self.verbose = coef_floor, precondition, random_state, verbose
 
-    def _check_params(self, n_samples):
-        "Validate the hyperparameters; returns the number of bins per feature."
-        self._check_solver_params(); self._check_table_params()
+    def _bins(self, n_samples) -> int:
+        "The number of bins per feature (fixed whatever the sample size), checked."
         _check_int('n_bins', self.n_bins, 1)
         if self.dictionaries is None:
             raise TypeError("JUPAD needs dictionaries: a list of atoms shared by all features, one list per feature, "
                             "or 'auto' to choose them from the data.")
         return int(self.n_bins)
 
-    def _statistics(self, sample, ranges, dictionaries, pairs, n_bins, rng):
-        "Per-feature bins on each column's range, the 2-D operators and a 2-D histogram counter (RAD's `fit` does the rest)."
-        lo, width = feature_bins(np.vstack([sample, ranges]), dictionaries, n_bins)  # the sample and the extremes: the full range
-        Rs, group = histogram_operators(dictionaries, pairs, lo, width, n_bins)
-        counter = partial(_pair_counts, pairs=pairs, lo=lo, width=width, n_bins=n_bins)
-        return Rs, group, counter, dict(bin_lo_=lo, bin_width_=width)
+    def _statistics(self):
+        "JUPAD's statistics step: 2-D histograms (`histogram_statistics`) in place of RAD's projections."
+        return histogram_statistics
+
 
 # %% ../nbs/05_baselines.ipynb #b9b6e765
 _TINY = 1e-300  # floor of a mixed atom density in EM, so a row near only unused atoms cannot give log 0

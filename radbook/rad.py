@@ -8,6 +8,7 @@ import copy
 import importlib
 import numbers
 import warnings
+from dataclasses import dataclass
 from functools import partial
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
@@ -15,21 +16,20 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data, check_array, _check_feature_names, _check_n_features, _check_sample_weight
 from threadpoolctl import threadpool_limits
-from .dictionaries import DictionaryCPD, auto_dictionary, check_dictionaries, point_mass, _few_values
-from .learn import learn_dictionaries, grid_starts, _GRID_ROWS, _GRID_ATOMS
-from .radon import (feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators, _check_weights)
-from .datapass import (Counts, check_chunk, data_pass, is_chunked, is_dask_array, split_counts, summarize, Summary,
-                               _NO_CAP, _BASE_ROWS, _dask_rows)
-from .tables import (robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete,
-                            is_frame, encode_frame, decode_frame)
-from .solver import (rad_solve, refit, merge_solutions, rad_losses, select_candidate, floor_coefs, _held_out_loglik,
-                            _SMOOTHING_GRID, _RANK_GRID, _SEARCH_SHARE, _COEF_FLOOR)
+from .dictionaries import DictionaryCPD
+from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize, Summary, _dask_rows
+from .tables import snap_discrete, is_frame, encode_frame, decode_frame
+from .radon import _check_weights
+from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_fit, count_pass, radon_statistics,
+                           auto_bins)
+from .solver import SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 
 # %% auto #0
-__all__ = ['AUTO_DICTIONARIES', 'auto_bins', 'atom_budget', 'standard_rows', 'em_rows', 'rad_dictionaries', 'RAD']
+__all__ = ['RAD']
 
 # %% ../nbs/04_rad.ipynb #f674539d
-_MOVED = {name: 'solver' for name in ('RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve', 'merge_solutions', 'climb_ranks', 'floor_coefs', 'histograms', 'rad_losses', 'select_candidate')}
+_MOVED = {name: 'steps' for name in ('standard_rows', 'em_rows', 'rad_dictionaries', 'atom_budget')}
+_MOVED.update({name: 'solver' for name in ('RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve', 'merge_solutions', 'climb_ranks', 'floor_coefs', 'histograms', 'rad_losses', 'select_candidate')})
 
 def __getattr__(name):
     "Names that moved out of `radbook.rad` still import from it, with a DeprecationWarning that says where they went."
@@ -50,105 +50,16 @@ def _check_real(name, value, low, high, include_low=True):
         bracket = '[' if include_low else '('
         raise ValueError(f"{name} must be a number in {bracket}{low}, {high}], got {value!r}.")
 
-def auto_bins(n_samples: int) -> int:
-    "The paper's number of bins per direction for `n_samples` samples, $\\lceil K^{1/3}\\rceil$ (`n_bins='auto'`)."
-    return int(np.ceil(n_samples ** (1 / 3) - 1e-9))
-
-_BIN_TAIL = 0.005      # bins cover the central 99% of each projection (widened a quarter), not one outlier's range
-_PAIR_DEGREE = 16      # pairs='auto': about this many partners per feature when there are more features than that
-_ATOM_BUDGET = 2.5e7   # automatic dictionaries: (pairs) x (atoms per column)^4 stays about within this (the Gram work)
-
-def atom_budget(n_pairs: int) -> int:
-    "Gaussians per continuous column for automatic dictionaries: the largest L with n_pairs * L^4 <= 2.5e7 (30 or more up to 8 features)."
-    return max(6, int((_ATOM_BUDGET / max(1, n_pairs)) ** 0.25))
-
-# %% ../nbs/04_rad.ipynb #46f81a44
-def standard_rows(rows, centre, scale, dictionaries=None, names=None, hint=None) -> np.ndarray:
-    """Rows of the table in standard units, `(rows - centre) / scale`. With `dictionaries` (given by the user, in the
-    table's units), values within a relative 1e-6 of a point mass are first moved onto it (`snap_discrete`), and a value
-    of an all-point-mass feature that matches none raises a ValueError naming the feature (`names[n]`) and the value."""
-    if dictionaries is not None:
-        rows, unseen = snap_discrete(rows, dictionaries)
-        if unseen.any():
-            n = int(np.flatnonzero(unseen.any(axis=0))[0])
-            value = rows[np.flatnonzero(unseen[:, n])[0], n]
-            raise ValueError(f"Feature {names[n] if names is not None else n} has the value {value:g}, but its dictionary "
-                             f"has only point masses and none at that value; "
-                             + (f"{hint}." if hint else f"add point_mass({value:g}) to it."))
-    return standardize(rows, centre, scale)
-
-def _count_rows(rows, counter, prepare, weights=None):
-    "`counter(prepare(rows))`: the counts of raw rows (a module-level function, so that Dask can send it to workers); weighted with `weights`."
-    return counter(prepare(rows)) if weights is None else counter(prepare(rows), weights=weights)
-
-def _offset_rows(chunk, start, fn, offset, **kwargs):
-    "`fn(chunk, start + offset)`: a chunk numbered from `offset` (partial_fit's later chunks)."
-    return fn(chunk, start + offset, **kwargs)
-
-AUTO_DICTIONARIES = ('auto', 'learned', 'marginal')  # the dictionaries RAD builds itself ('learned' is 'auto')
-_LEARN_SCALES = (1,)      # learned dictionaries start from the BIC-sized 1-D mixtures (with Laplacian twins); below 10,000 rows, at twice it too
-_EM_BUDGET = 4_000_000    # the dictionary EM's rows times atoms: 40,000 rows of a table with 100 atoms in all
-
-def em_rows(n_atoms: int, n_sample: int) -> int:
-    "How many rows of the summary's sample the dictionary EM fits: `_EM_BUDGET / n_atoms`, between 10,000 and the sample."
-    return int(min(n_sample, max(_BASE_ROWS, _EM_BUDGET // max(n_atoms, 1))))
-
-def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool = True, max_discrete: int = 16,
-                     max_atoms: int = None, discrete=None, names=None, n_components: int = 8, random_state=None,
-                     return_fit: bool = False) -> tuple:
-    """Dictionaries and units of a table from its data-pass `Summary` alone: `(dictionaries in standard units,
-    dictionaries in the table's units, centre, scale)` (step 2 above). `discrete[n]` forces a column to point masses
-    (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'marginal' reads each
-    continuous column's atoms off its 1-D marginal (`auto_dictionary`, at one and two times the BIC size); 'auto' (or
-    'learned') fits the atoms by tied-atom EM at rank `n_components` on up to `em_rows` rows of the summary's sample
-    (`learn_dictionaries`, notebook 01a) from the 1-D mixtures at one and, below 10,000 rows, two times the BIC size
-    with Laplacian twins of the BIC-sized ones; on tables of 5,000 rows or more also from two quantile grids of 12
-    Gaussians or 12 Laplacians per continuous column (`grid_starts`), the best start by held-out score. Units, 1-D
-    mixtures and grids come from the sample's first 10,000 rows. `return_fit=True` appends the EM's fit (None without one)."""
-    K, N = summary.n_samples, summary.n_features
-    rng = check_random_state(random_state)
-    base, w = summary.subsample(_BASE_ROWS)  # and the rows' weights when it holds them all (None: unweighted, or drawn by weight)
-    units = lambda X, groups=None: robust_scale(X, groups, w) if standard_units else (np.zeros(N), np.ones(N))
-    if isinstance(dictionaries, str) and dictionaries in AUTO_DICTIONARIES:
-        learned, fit = dictionaries != 'marginal', None
-        grid = learned and K >= _GRID_ROWS  # the EM also tries quantile grids of each continuous column's values
-        centre, scale = units(base)
-        Z = standardize(base, centre, scale)
-        forced = np.zeros(N, bool) if discrete is None else np.asarray(discrete, bool)
-        std, values, cols = [], [], []
-        for n in range(N):
-            tracked = summary.values[n]  # every distinct value with its count, when there are few
-            if forced[n] or (tracked is not None and _few_values(len(tracked[0]), K, max_discrete)):
-                if tracked is None: raise ValueError(f"The summary holds no distinct values of discrete feature {n}.")
-                std.append([point_mass(float(z)) for z in standardize(tracked[0], centre[n], scale[n])])
-                values.append(tracked[0]); cols.append(std[-1])
-            else:
-                seen = ~np.isnan(Z[:, n])  # a column's dictionary from the values it has
-                z = Z[seen, n]
-                if w is not None:  # weighted rows: the 1-D mixtures see a resample drawn by weight
-                    z = z[rng.choice(len(z), size=len(z), p=w[seen] / w[seen].sum())]
-                std.append(auto_dictionary(z, max_discrete=max_discrete, discrete=False, max_atoms=max_atoms, random_state=rng,
-                                           laplacians=learned, scales=(1, 2) if not learned or len(base) < _BASE_ROWS else _LEARN_SCALES))
-                values.append(np.unique(base[seen, n])); cols.append(z)
-        if learned:  # the atoms' places and widths fitted with the mixture, on more of the sample (point masses stay)
-            if grid: std = {'1-D mixtures': std, **grid_starts(cols, _GRID_ATOMS if max_atoms is None else min(_GRID_ATOMS, max_atoms))}
-            n_atoms = max(sum(map(len, st)) for st in std.values()) if grid else sum(map(len, std))
-            rows, w_em = summary.subsample(em_rows(n_atoms, len(summary.sample)))
-            std, fit = learn_dictionaries(standardize(rows, centre, scale), n_components, start=std, row_weights=w_em,
-                                          random_state=rng)
-        out = std, table_dictionaries(std, centre, scale, values), centre, scale
-        return out + (fit,) if return_fit else out
-    if isinstance(dictionaries, str):
-        raise ValueError(f"dictionaries must be one of {', '.join(map(repr, AUTO_DICTIONARIES))} or lists of atoms, "
-                         f"got {dictionaries!r}.")
-    table = check_dictionaries(dictionaries, N)
-    sample = standard_rows(base, 0.0, 1.0, table, names)  # the given point masses, checked on the sample
-    ids = {}
-    centre, scale = units(sample, np.array([ids.setdefault(id(d), len(ids)) for d in table]))  # shared lists, shared units
-    out = standard_dictionaries(table, centre, scale), table, centre, scale
-    return out + (None,) if return_fit else out
-
 # %% ../nbs/04_rad.ipynb #59c6bd44
+@dataclass
+class _Stream:
+    "A fit's state between `partial_fit` calls: the plan, the summary and counts so far, the rows read, the solver's random stream."
+    plan: Plan
+    summary: Summary
+    counts: Counts
+    rows: int
+    rng: object
+
 class RAD(DensityMixin, BaseEstimator):
     """Joint density estimation with Radons And Dictionaries (Singhal, Mirza, Rajwade & Gurumoorthy).
 
@@ -333,9 +244,8 @@ class RAD(DensityMixin, BaseEstimator):
             raise ValueError(f"dictionaries must be one of {', '.join(map(repr, AUTO_DICTIONARIES))} or lists of atoms, "
                              f"got {self.dictionaries!r}.")
 
-    def _check_params(self, n_samples):
-        "Validate the hyperparameters; returns the number of bins per direction."
-        self._check_solver_params()
+    def _bins(self, n_samples) -> int:
+        "The number of bins per direction for `n_samples` rows (frequency weights count), checked."
         _check_int('n_projections', self.n_projections, 1); _check_int('n_mc', self.n_mc, 1)
         if self.radon not in ('exact', 'monte_carlo'):
             raise ValueError(f"radon must be 'exact' or 'monte_carlo', got {self.radon!r}.")
@@ -344,23 +254,14 @@ class RAD(DensityMixin, BaseEstimator):
             n_bins = auto_bins(n_samples)
         else:
             _check_int('n_bins', self.n_bins, 1); n_bins = int(self.n_bins)
-        self._check_table_params()
         if n_samples < 2 * n_bins:
             raise ValueError(f"Too few samples for the histograms: n_samples={n_samples} but n_bins={n_bins} needs at "
                              f"least {2 * n_bins}; decrease n_bins or give more samples.")
         return n_bins
 
-    def _statistics(self, sample, ranges, dictionaries, pairs, n_bins, rng):
-        """Directions, bins and R_jk from the summary's sample of rows (standard units): `(Rs, group, counter, attributes)`,
-        with `counter(rows)` the projection counts of rows in standard units. `ranges` (2, n_features) holds each column's
-        least and greatest value (JUPAD's bins use them; RAD's robust bins need only the sample)."""
-        shared = all(d is dictionaries[0] for d in dictionaries)
-        directions = random_directions(self.n_projections, rng)
-        lo, width = bin_edges(sample, pairs, directions, n_bins, shared=shared, tail=_BIN_TAIL)  # outer bins are open-ended
-        Rs, group = radon_operators(dictionaries, pairs, directions, lo, width, n_bins, method=self.radon,
-                                    n_mc=self.n_mc, random_state=rng, lazy=self.radon == 'exact')  # computed when read
-        counter = partial(projection_counts, pairs=pairs, directions=directions, lo=lo, width=width, n_bins=n_bins)
-        return Rs, group, counter, dict(directions_=directions, bin_lo_=lo, bin_width_=width)
+    def _statistics(self):
+        "The statistics step of `plan_fit` (JUPAD swaps it): random projections and their $R_{jk}$."
+        return partial(radon_statistics, n_projections=self.n_projections, radon=self.radon, n_mc=self.n_mc)
 
     def _table(self, X, reset: bool) -> np.ndarray:
         "`X` as a float array: a DataFrame's columns encoded (categories as codes), names and kinds recorded in fit."
@@ -423,123 +324,45 @@ class RAD(DensityMixin, BaseEstimator):
         if not w.sum() > 0: raise ValueError("sample_weight sums to zero: no row would count.")
         return w
 
-    def _degree(self, N):
-        "Partners per feature: None for all pairs (see `pairs`)."
-        degree = _PAIR_DEGREE if self.pairs == 'auto' else None if self.pairs == 'all' else int(self.pairs)
-        return None if degree is None or degree >= N - 1 else degree
-
-    def _n_pairs(self, N) -> int:
-        "About how many pairs `_pairs` projects."
-        degree = self._degree(N)
-        return N * (N - 1) // 2 if degree is None else N * degree // 2
-
-    def _pairs(self, N, rng) -> np.ndarray:
-        "The feature pairs to project (see `pairs`)."
-        degree = self._degree(N)
-        return feature_pairs(N) if degree is None else random_pairs(N, degree, rng)
-
-    def _summary(self, X, seed, weights=None) -> Summary:
-        "The first data pass (`summarize`): distinct values tracked for the columns automatic dictionaries may make discrete."
-        auto = isinstance(self.dictionaries, str) and self.dictionaries in AUTO_DICTIONARIES
-        caps = (0 if not auto else self.max_discrete if self._columns is None
-                else [_NO_CAP if c.discrete else self.max_discrete for c in self._columns])
-        summary = data_pass(X, partial(summarize, seed=seed, validation_fraction=float(self.validation_fraction), caps=caps),
-                            progress=self.verbose > 0, desc='summary', weights=weights)
-        K, N = summary.n_samples, summary.n_features
-        if N < 2: raise ValueError(f"RAD fits pairs of features and needs at least 2 features, got {N}.")
-        if K < 2: raise ValueError(f"RAD needs at least 2 samples, got {K}.")
-        empty = np.flatnonzero(np.isnan(summary.lo))
-        if len(empty): raise ValueError(f"Feature {self._feature_name(empty[0])} has no observed value: every entry is missing (NaN).")
-        self.n_features_in_ = N
-        return summary
+    def _begin(self, X, seed: int, rng, weights=None) -> _Stream:
+        "Steps 1 to 4 (summary, plan, counts) of a fit or of a stream's first chunk."
+        table, names = TableSettings.of(self), getattr(self, 'feature_names_in_', None)
+        discrete = [c.discrete for c in self._columns] if self._columns is not None else None
+        summary = summary_pass(X, seed, table, discrete, names, weights)
+        self.n_features_in_ = summary.n_features
+        n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
+        plan = plan_fit(summary, seed, n_bins, table, self._statistics(), discrete, names, rank=self._ranks()[len(self._ranks()) // 2],
+                        random_state=rng)
+        counts = count_pass(X, plan, self.validation_fraction, weights=weights, progress=self.verbose > 0)
+        return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng))
 
     def _fit(self, X, weights=None):
         self._check_solver_params(); self._check_table_params()
         self._stream = None  # a fit starts afresh: partial_fit afterwards starts a new stream
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(2**31 - 1))  # the rows' own random numbers (sample, split): the same however X is cut
-        summary = self._summary(X, seed, weights)
-        plan = self._plan(summary, seed, rng)
-        counts = self._count(X, plan, weights=weights)
-        return self._solve(plan, counts, plan['prepare'](summary.held_out), rng, summary.held_weights())
+        return self._solve(self._begin(X, seed, rng, weights), rng)
 
-    def _plan(self, summary: Summary, seed: int, rng) -> dict:
-        "Steps 2 and 3 from the summary: dictionaries, units, pairs, directions, bins, the R_jk and the counter of rows."
-        K, N = summary.n_samples, summary.n_features
-        n_bins = self._check_params(max(2, int(round(summary.total_weight))) if summary.weighted else K)  # frequency weights count
-        names = [self._feature_name(n) for n in range(N)]
-        auto = isinstance(self.dictionaries, str) and self.dictionaries in AUTO_DICTIONARIES
-        dictionaries, table, centre, scale, fit = rad_dictionaries(
-            summary, self.dictionaries, self.standardize, self.max_discrete, max_atoms=atom_budget(self._n_pairs(N)),
-            discrete=[c.discrete for c in self._columns] if self._columns is not None else None, names=names,
-            n_components=self._ranks()[len(self._ranks()) // 2], random_state=rng, return_fit=True)
-        prepare = partial(standard_rows, centre=centre, scale=scale, dictionaries=None if auto else table, names=names)
-        pairs = self._pairs(N, rng)
-        Rs, group, counter, attributes = self._statistics(prepare(summary.subsample(_BASE_ROWS)[0]), standardize(
-            np.vstack([summary.lo, summary.hi]), centre, scale), dictionaries, pairs, n_bins, rng)
-        warm = None if fit is None else (fit['coefs'], fit['weights'])  # the EM's mixture: the solver's first start
-        return dict(seed=seed, n_bins=n_bins, dictionaries=dictionaries, table=table, centre=centre, scale=scale, warm=warm,
-                    prepare=prepare, pairs=pairs, Rs=Rs, group=group, counter=counter, attributes=attributes,
-                    check=partial(standard_rows, centre=centre, scale=scale, dictionaries=table, names=names,
-                                  hint="the first chunk given to partial_fit fixes the dictionaries"))
-
-    def _count(self, X, plan: dict, prepare=None, offset: int = 0, weights=None) -> Counts:
-        "Step 4: the training and held-out counts of the rows of `X` (rows numbered from `offset` for the split), weighted by `weights`."
-        fn = partial(split_counts, counter=partial(_count_rows, counter=plan['counter'], prepare=prepare or plan['prepare']),
-                     seed=plan['seed'], validation_fraction=float(self.validation_fraction))
-        if offset: fn = partial(_offset_rows, fn=fn, offset=offset)
-        return data_pass(X, fn, progress=self.verbose > 0, desc='counts', weights=weights)
-
-    def _solve(self, plan: dict, counts: Counts, held, rng, held_weight=None):
-        "Steps 5 to 7 from the counts and `held`, a sample of the held-out rows in standard units (all of them up to 10,000; weighted by `held_weight`), which scores the ranks."
-        K, N = counts.n_samples, len(plan['dictionaries'])
-        dictionaries, table, pairs = plan['dictionaries'], plan['table'], plan['pairs']
-        n_atoms = [len(d) for d in dictionaries]
-        loss, val, full = rad_losses(plan['Rs'], plan['group'], pairs, n_atoms, counts)
-        if self.init != 'paper':  # the blocks hold what the solver needs: free the list of operators
-            for l in (loss, val, full):
-                if l is not None: l.release_operators()
-        ranks, auto_rank = self._ranks(), isinstance(self.n_components, str)
-        auto_smoothing = isinstance(self.smoothing, str)
-        if (auto_rank or auto_smoothing) and val is None:
-            raise ValueError(f"'auto' choices need held-out samples, but validation_fraction={self.validation_fraction} "
-                             f"held out {counts.n_val} of n_samples={K} rows; increase validation_fraction or give more samples.")
-        spa_limit = min(sum(n_atoms[:N // 2]), sum(n_atoms[N // 2:]))  # the largest rank the paper's start can read off
-        if self.init == 'paper' and auto_rank and max(ranks) > spa_limit:
-            raise ValueError(f"init='paper' runs SPA and supports ranks up to {spa_limit} with these dictionaries, but "
-                             f"n_components_grid goes up to {max(ranks)}; use a smaller grid or init='random'.")
-        gammas = _SMOOTHING_GRID if auto_smoothing else (float(self.smoothing),)
-        search = len(ranks) * len(gammas) > 1
-        seed = rng.randint(2**31 - 1) if search else rng  # every candidate starts alike
-        n_search = max(1, int(round(_SEARCH_SHARE * self.n_init))) if search and self.init == 'random' else self.n_init
-        solve = lambda F, **kw: rad_solve(loss, F, val=val, init=self.init, combine=self.combine, max_iter=self.max_iter,
-                                          tol=self.tol, patience=self.patience, accelerate=self.accelerate, rho=self.rho,
-                                          n_alt=self.n_alt, random_state=seed, verbose=self.verbose,
-                                          precondition=self.precondition,
-                                          warm=plan['warm'] if self.init == 'random' else None, **kw)
-        score = (lambda sol: _held_out_loglik(sol, dictionaries, n_atoms, held, self.coef_floor, held_weight)) if auto_rank else None
-        key, fits = select_candidate(lambda F: solve(F, n_init=n_search), loss, val, ranks, gammas, score, self.verbose)
-        self.n_components_, self.smoothing_ = key
-        self.rank_scores_ = {F: max(fits[F, g][1] for g in gammas) for F, _ in fits} if auto_rank else {}
-        self.smoothing_scores_ = {g: fits[self.n_components_, g][0] for g in gammas} if auto_smoothing else {}
-        sol = fits[key][2]
-        if n_search < self.n_init:  # the chosen candidate's other starts (the same starts as one call with all of them)
-            loss.smoothing = self.smoothing_
-            sol = merge_solutions(sol, solve(self.n_components_, n_init=self.n_init, first=n_search), self.combine)
-        if full is not None:
-            full.smoothing = self.smoothing_
-            sol = refit(sol, full, self.accelerate, precondition=self.precondition)
-        if not sol.converged:
+    def _solve(self, stream: _Stream, rng):
+        "Steps 5 to 7 (`solve_counts`) from the stream's counts, and the fitted attributes."
+        plan, ops = stream.plan, stream.plan.operators
+        fit = solve_counts(ops.Rs, ops.group, plan.pairs, plan.dictionaries, stream.counts, self.n_components,
+                           self.smoothing, self.n_components_grid, SolverSettings.of(self),
+                           held=plan.prepare(stream.summary.held_out), held_weight=stream.summary.held_weights(),
+                           warm=plan.warm if self.init == 'random' else None, random_state=rng)
+        if not fit.converged:
             warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
                           ConvergenceWarning)
-        self.weights_ = sol.weights
-        self.coefs_ = floor_coefs(sol.B, n_atoms, self.coef_floor)
-        self.dictionaries_, self.n_bins_, self.pairs_ = table, plan['n_bins'], pairs
-        self.center_, self.scale_ = plan['centre'], plan['scale']
-        for name, value in plan['attributes'].items(): setattr(self, name, value)
-        self.n_iter_, self.converged_, self.loss_curve_ = sol.n_iter, sol.converged, sol.loss_curve
-        self.validation_curve_ = sol.val_curve
-        self.density_ = DictionaryCPD(self.weights_, self.coefs_, table)
+        self.n_components_, self.smoothing_ = fit.n_components, fit.smoothing
+        self.rank_scores_, self.smoothing_scores_ = fit.rank_scores, fit.smoothing_scores
+        self.weights_, self.coefs_ = fit.weights, fit.coefs
+        self.dictionaries_, self.n_bins_, self.pairs_ = plan.table, plan.n_bins, plan.pairs
+        self.center_, self.scale_ = plan.centre, plan.scale
+        if ops.directions is not None: self.directions_ = ops.directions
+        self.bin_lo_, self.bin_width_ = ops.bin_lo, ops.bin_width
+        self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, fit.loss_curve
+        self.validation_curve_ = fit.validation_curve
+        self.density_ = DictionaryCPD(self.weights_, self.coefs_, plan.table)
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):
@@ -560,19 +383,15 @@ class RAD(DensityMixin, BaseEstimator):
             if stream is None:
                 self._check_solver_params(); self._check_table_params()
                 rng = check_random_state(self.random_state)
-                seed = int(rng.randint(2**31 - 1))
-                summary = self._summary(X, seed, weights)
-                plan = self._plan(summary, seed, rng)
-                stream = dict(plan=plan, summary=summary, rng=copy.deepcopy(rng), counts=self._count(X, plan, weights=weights),
-                              rows=len(X))
+                stream = self._begin(X, int(rng.randint(2**31 - 1)), rng, weights)
             else:
-                plan, n = stream['plan'], stream['rows']
-                stream['summary'] += summarize(check_chunk(X), n, plan['seed'], float(self.validation_fraction),
-                                               caps=stream['summary'].caps, k=stream['summary'].k, weights=weights)  # more held-out rows
-                stream['counts'] += self._count(X, plan, prepare=plan['check'], offset=n, weights=weights)
-                stream['rows'] += len(X)
-            self._solve(stream['plan'], stream['counts'], stream['plan']['prepare'](stream['summary'].held_out),
-                        copy.deepcopy(stream['rng']), stream['summary'].held_weights())  # every call's solve starts from the same random stream
+                plan, n = stream.plan, stream.rows
+                stream.summary += summarize(check_chunk(X), n, plan.seed, float(self.validation_fraction),
+                                            caps=stream.summary.caps, k=stream.summary.k, weights=weights)  # more held-out rows
+                stream.counts += count_pass(X, plan, self.validation_fraction, prepare=plan.check, offset=n, weights=weights,
+                                            progress=self.verbose > 0)
+                stream.rows += len(X)
+            self._solve(stream, copy.deepcopy(stream.rng))  # every call's solve starts from the same random stream
             self._stream = stream
         return self
 

@@ -5,7 +5,8 @@
 # %% ../nbs/03c_solver.ipynb #07db692a
 from __future__ import annotations
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from functools import partial
 import numpy as np
 from sklearn.utils import check_random_state
 from scipy.sparse import csr_array
@@ -16,7 +17,8 @@ from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
 __all__ = ['RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve',
-           'merge_solutions', 'histograms', 'rad_losses', 'climb_ranks', 'select_candidate', 'floor_coefs']
+           'merge_solutions', 'histograms', 'rad_losses', 'climb_ranks', 'select_candidate', 'floor_coefs',
+           'SolverSettings', 'RADFit', 'solve_counts']
 
 # %% ../nbs/03c_solver.ipynb #238c5548
 _DENSE_INCIDENCE = 4096  # `_incidence` matrices up to this many entries stay dense (a sparse product costs more calls)
@@ -481,3 +483,89 @@ def _held_out_loglik(sol, dictionaries, n_atoms, X, floor: float = _COEF_FLOOR, 
     "Mean log density of the rows `X` (weighted by `weights`) under the solution `sol`, its coefficients floored (`floor_coefs`)."
     model = DictionaryCPD(sol.weights, floor_coefs(sol.B, n_atoms, floor), dictionaries)
     return float(np.average(np.maximum(model.logpdf(X), -700.0), weights=weights))
+
+# %% ../nbs/03c_solver.ipynb #de9419a8
+@dataclass(frozen=True)
+class SolverSettings:
+    """How `solve_counts` fits and chooses: the estimator's solver parameters in one object (RAD's and JUPAD's of these
+    names; `SolverSettings.of(estimator)` reads them). `init='paper'`, `rho`, `n_alt` and `accelerate=False` are there
+    to reproduce the paper's algorithm."""
+    init: str = 'random'
+    n_init: int = 8
+    combine: str = 'average'
+    max_iter: int = 3000
+    tol: float = 1e-8
+    patience: int = 100
+    accelerate: bool = True
+    rho: float = 1.0
+    n_alt: int = 10
+    precondition: bool = False
+    coef_floor: float = _COEF_FLOOR
+    validation_fraction: float = 0.2
+    verbose: int = 0
+
+    @classmethod
+    def of(cls, estimator) -> "SolverSettings":
+        "The settings held by an estimator's parameters of the same names."
+        params = estimator.get_params()
+        return cls(**{f.name: params[f.name] for f in fields(cls) if f.name in params})
+
+@dataclass
+class RADFit:
+    "What `solve_counts` returns: the fitted mixture (coefficients floored), the candidate chosen and how it was found."
+    weights: np.ndarray
+    coefs: list
+    n_components: int
+    smoothing: float
+    rank_scores: dict
+    smoothing_scores: dict
+    n_iter: int
+    converged: bool
+    loss_curve: list
+    validation_curve: list
+
+# %% ../nbs/03c_solver.ipynb #f9ff00bf
+def solve_counts(Rs, group, pairs, dictionaries, counts: Counts, n_components=10, smoothing=0.0, grid=_RANK_GRID,
+                 settings: SolverSettings = SolverSettings(), held=None, held_weight=None, warm=None,
+                 random_state=None) -> RADFit:
+    """Steps 5 to 7 of a fit: the losses of `counts` through the operators `Rs` (`group[p]` is pair p's), the solve of
+    every candidate (`n_components` or 'auto' over `grid`; `smoothing` or 'auto'), the choice and the refit on all the
+    counts. `dictionaries` are in standard units, as are `held`, held-out rows (weighted by `held_weight`) that score
+    the ranks; `warm = (coefs, weights)` is a fit to start from (the dictionary EM's)."""
+    s, rng = settings, check_random_state(random_state)
+    K, N = counts.n_samples, len(dictionaries)
+    n_atoms = [len(d) for d in dictionaries]
+    loss, val, full = rad_losses(Rs, group, pairs, n_atoms, counts)
+    if s.init != 'paper':  # the blocks hold what the solver needs: free the list of operators
+        for l in (loss, val, full):
+            if l is not None: l.release_operators()
+    auto_rank, auto_smoothing = isinstance(n_components, str), isinstance(smoothing, str)
+    ranks = tuple(int(F) for F in grid) if auto_rank else (int(n_components),)
+    if (auto_rank or auto_smoothing) and val is None:
+        raise ValueError(f"'auto' choices need held-out samples, but validation_fraction={s.validation_fraction} "
+                         f"held out {counts.n_val} of n_samples={K} rows; increase validation_fraction or give more samples.")
+    spa_limit = min(sum(n_atoms[:N // 2]), sum(n_atoms[N // 2:]))  # the largest rank the paper's start can read off
+    if s.init == 'paper' and auto_rank and max(ranks) > spa_limit:
+        raise ValueError(f"init='paper' runs SPA and supports ranks up to {spa_limit} with these dictionaries, but "
+                         f"n_components_grid goes up to {max(ranks)}; use a smaller grid or init='random'.")
+    gammas = _SMOOTHING_GRID if auto_smoothing else (float(smoothing),)
+    search = len(ranks) * len(gammas) > 1
+    seed = rng.randint(2**31 - 1) if search else rng  # every candidate starts alike
+    n_search = max(1, int(round(_SEARCH_SHARE * s.n_init))) if search and s.init == 'random' else s.n_init
+    solve = partial(rad_solve, loss, val=val, init=s.init, combine=s.combine, max_iter=s.max_iter, tol=s.tol,
+                    patience=s.patience, accelerate=s.accelerate, rho=s.rho, n_alt=s.n_alt, random_state=seed,
+                    verbose=s.verbose, precondition=s.precondition, warm=warm)
+    score = (lambda sol: _held_out_loglik(sol, dictionaries, n_atoms, held, s.coef_floor, held_weight)) if auto_rank else None
+    key, fits = select_candidate(lambda F: solve(F, n_init=n_search), loss, val, ranks, gammas, score, s.verbose)
+    F, gamma = key
+    sol = fits[key][2]
+    if n_search < s.n_init:  # the chosen candidate's other starts (the same starts as one call with all of them)
+        loss.smoothing = gamma
+        sol = merge_solutions(sol, solve(F, n_init=s.n_init, first=n_search), s.combine)
+    if full is not None:
+        full.smoothing = gamma
+        sol = refit(sol, full, s.accelerate, precondition=s.precondition)
+    return RADFit(sol.weights, floor_coefs(sol.B, n_atoms, s.coef_floor), F, gamma,
+                  {F: max(fits[F, g][1] for g in gammas) for F, _ in fits} if auto_rank else {},
+                  {g: fits[F, g][0] for g in gammas} if auto_smoothing else {},
+                  sol.n_iter, sol.converged, sol.loss_curve, sol.val_curve)

@@ -103,7 +103,7 @@ def test_partial_fit_of_one_chunk_is_fit_and_later_chunks_add_counts(X, in_memor
         stream.partial_fit(X[6_000:11_000]).partial_fit(X[11_000:])
     # the counts of the stream are the counts of all its rows with the bins the first chunk fixed
     Z = standardize(X, stream.center_, stream.scale_)
-    counts = stream._stream['counts']
+    counts = stream._stream.counts
     assert counts.n_samples == len(X)
     assert np.array_equal(counts.total, projection_counts(Z, stream.pairs_, stream.directions_, stream.bin_lo_,
                                                           stream.bin_width_, stream.n_bins_))

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-import radbook.rad as rad_module
+import radbook.steps as steps_module
 from radbook.dictionaries import PointMass, atom_spec, paper_family, point_mass
 from radbook.rad import RAD
 
@@ -43,7 +43,7 @@ def test_one_outlier_does_not_spoil_the_fit(mixed, monkeypatch):
     # the test can tell: bins on the full range of the data spoil the fit (seen with the marginal atoms; the learned
     # ones' warm start, fitted in robust units, hides most of it: 0.015 nats)
     clean = RAD(9, n_init=4, dictionaries='marginal', random_state=0).fit(X).score(X_test)
-    monkeypatch.setattr(rad_module, '_BIN_TAIL', 0.0)
+    monkeypatch.setattr(steps_module, '_BIN_TAIL', 0.0)
     naive = RAD(9, n_init=4, dictionaries='marginal', random_state=0).fit(outlier).score(X_test)
     assert clean - naive > 0.03, (clean, naive)
 

@@ -9,7 +9,8 @@ from radbook.datapass import NpyChunks
 from radbook.dictionaries import paper_family
 from radbook.metrics import jsd
 from radbook.rad import RAD
-from radbook.solver import histograms
+from radbook.solver import SolverSettings, histograms, solve_counts
+from radbook.steps import TableSettings, auto_bins, count_pass, plan_fit, summary_pass
 
 
 def test_weight_two_counts_as_a_duplicated_row():
@@ -20,17 +21,19 @@ def test_weight_two_counts_as_a_duplicated_row():
     w = np.random.default_rng(0).integers(0, 4, len(X))
     repeated = np.repeat(X, w, axis=0)
     est = RAD(truth.n_components, dictionaries=truth.dictionaries, validation_fraction=0.0, max_iter=300, random_state=0)
-    est._check_solver_params(); est._check_table_params()
+    table, solver = TableSettings.of(est), SolverSettings.of(est)
     rng = check_random_state(0)
     seed = int(rng.randint(2**31 - 1))
-    plan = est._plan(est._summary(est._input(repeated), seed), seed, rng)
-    by_weight, by_copy = est._count(X, plan, weights=w.astype(float)), est._count(repeated, plan)
+    plan = plan_fit(summary_pass(repeated, seed, table), seed, auto_bins(len(repeated)), table, rank=truth.n_components,
+                    random_state=rng)
+    by_weight, by_copy = count_pass(X, plan, 0.0, weights=w.astype(float)), count_pass(repeated, plan, 0.0)
     np.testing.assert_array_equal(by_weight.total, by_copy.total)
     np.testing.assert_array_equal(histograms(by_weight.total), histograms(by_copy.total))
-    a, b = copy.deepcopy(est), copy.deepcopy(est)
-    a._solve(plan, by_weight, None, copy.deepcopy(rng)); b._solve(plan, by_copy, None, copy.deepcopy(rng))
-    np.testing.assert_array_equal(a.weights_, b.weights_)
-    for p, q in zip(a.coefs_, b.coefs_): np.testing.assert_array_equal(p, q)
+    ops = plan.operators
+    a, b = (solve_counts(ops.Rs, ops.group, plan.pairs, plan.dictionaries, counts, truth.n_components, settings=solver,
+                         random_state=copy.deepcopy(rng)) for counts in (by_weight, by_copy))
+    np.testing.assert_array_equal(a.weights, b.weights)
+    for p, q in zip(a.coefs, b.coefs): np.testing.assert_array_equal(p, q)
 
 
 def test_weighted_fit_follows_the_weights():
