@@ -19,7 +19,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 from .dictionaries import DictionaryCPD, atom_key, atom_logpdfs, atom_spec, auto_dictionaries, check_dictionaries
 from .radon import bin_edges, bin_index, feature_pairs
-from .rad import RAD, _check_int, _check_real
+from .rad import RAD
+from .checks import check_int, check_real, check_option
 from .steps import Operators
 from .solver import _RANK_GRID, _COEF_FLOOR
 
@@ -137,7 +138,7 @@ class JUPAD(RAD):
 
     def _bins(self, n_samples) -> int:
         "The number of bins per feature (fixed whatever the sample size), checked."
-        _check_int('n_bins', self.n_bins, 1)
+        check_int('n_bins', self.n_bins, 1)
         if self.dictionaries is None:
             raise TypeError("JUPAD needs dictionaries: a list of atoms shared by all features, one list per feature, "
                             "or 'auto' to choose them from the data.")
@@ -276,10 +277,10 @@ class DictionaryEM(DensityMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self):
-        _check_int('n_components', self.n_components, 1); _check_int('n_init', self.n_init, 1)
-        _check_int('max_iter', self.max_iter, 1); _check_int('patience', self.patience, 1)
-        _check_real('tol', self.tol, 0, np.inf); _check_real('validation_fraction', self.validation_fraction, 0, 0.5)
-        if self.combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {self.combine!r}.")
+        check_int('n_components', self.n_components, 1); check_int('n_init', self.n_init, 1)
+        check_int('max_iter', self.max_iter, 1); check_int('patience', self.patience, 1)
+        check_real('tol', self.tol, 0, np.inf); check_real('validation_fraction', self.validation_fraction, 0, 0.5)
+        check_option('combine', self.combine, ('average', 'best'))
 
     def fit(self, X, y=None):
         """Fit the density to `X`, array-like of shape (n_samples, n_features); `y` is ignored."""
@@ -388,11 +389,11 @@ class GMMCV(DensityMixin, BaseEstimator):
         grid = [] if isinstance(grid, (str, numbers.Number)) or not np.iterable(grid) else list(grid)
         if len(grid) == 0:
             raise ValueError(f"n_components_grid must be a non-empty sequence of positive integers, got {self.n_components_grid!r}.")
-        for F in grid: _check_int('each value of n_components_grid', F, 1)
-        _check_real('validation_fraction', self.validation_fraction, 0, 0.5, include_low=False)
-        if self.patience is not None: _check_int('patience', self.patience, 1)
-        _check_int('max_iter', self.max_iter, 1); _check_int('n_init', self.n_init, 1)
-        _check_real('reg_covar', self.reg_covar, 0, np.inf)
+        for F in grid: check_int('each value of n_components_grid', F, 1)
+        check_real('validation_fraction', self.validation_fraction, 0, 0.5, include_low=False)
+        if self.patience is not None: check_int('patience', self.patience, 1)
+        check_int('max_iter', self.max_iter, 1); check_int('n_init', self.n_init, 1)
+        check_real('reg_covar', self.reg_covar, 0, np.inf)
         if not isinstance(self.refit, (bool, np.bool_)): raise ValueError(f"refit must be True or False, got {self.refit!r}.")
         return sorted(set(int(F) for F in grid))
 
@@ -465,7 +466,7 @@ class GMMCV(DensityMixin, BaseEstimator):
     def sample(self, n_samples=1, random_state=None):
         """Draw `n_samples` rows; returns `(X, labels)` like `GaussianMixture.sample`, seeded by `random_state`."""
         check_is_fitted(self)
-        _check_int('n_samples', n_samples, 1)
+        check_int('n_samples', n_samples, 1)
         return _gmm_sample(self.gmm_, int(n_samples), check_random_state(self.random_state if random_state is None else random_state))
 
 # %% ../nbs/05_baselines.ipynb #7053c067
@@ -518,10 +519,10 @@ class KDECV(DensityMixin, BaseEstimator):
 
     def _check_params(self, n_samples) -> np.ndarray:
         if self.rule not in ('scott', 'silverman'): raise ValueError(f"rule must be 'scott' or 'silverman', got {self.rule!r}.")
-        _check_int('cv', self.cv, 2)
+        check_int('cv', self.cv, 2)
         if n_samples < self.cv: raise ValueError(f"cv={self.cv} folds need at least {self.cv} samples, got {n_samples}; decrease cv.")
-        if self.max_cv_samples is not None: _check_int('max_cv_samples', self.max_cv_samples, 2 * self.cv)
-        _check_real('rtol', self.rtol, 0, 1)
+        if self.max_cv_samples is not None: check_int('max_cv_samples', self.max_cv_samples, 2 * self.cv)
+        check_real('rtol', self.rtol, 0, 1)
         factors = np.geomspace(0.05, 2.0, 12) if self.bandwidth_factors is None else self.bandwidth_factors
         try: factors = np.asarray(factors, dtype=float)
         except (TypeError, ValueError): factors = np.array([np.nan])
@@ -565,7 +566,7 @@ class KDECV(DensityMixin, BaseEstimator):
     def sample(self, n_samples=1, random_state=None):
         """Draw `n_samples` rows; returns `(X, labels)` with `labels` the index of each row's kernel centre."""
         check_is_fitted(self)
-        _check_int('n_samples', n_samples, 1)
+        check_int('n_samples', n_samples, 1)
         rng = check_random_state(self.random_state if random_state is None else random_state)
         centres = np.asarray(self.kde_.tree_.data)
         labels = rng.randint(len(centres), size=int(n_samples))

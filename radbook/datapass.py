@@ -7,7 +7,7 @@ from __future__ import annotations
 import numbers
 import operator
 import numpy as np
-from .radon import _check_weights
+from .checks import check_weights
 
 # %% auto #0
 __all__ = ['row_uniforms', 'is_dask_array', 'is_chunked', 'check_chunk', 'iter_chunks', 'NpyChunks', 'weighted_keys', 'Summary',
@@ -249,7 +249,7 @@ def data_pass(X, fn, chunk_size: int = None, progress: bool = False, desc: str =
     if weights is not None:
         if is_dask_array(X): raise TypeError("sample_weight with a Dask array is not supported: give the rows as an array, "
                                              "a memmap or chunks, or fold the weights into the data.")
-        weights = _check_weights(weights)
+        weights = check_weights(weights)
         inner, seen = fn, [0]
         def fn(chunk, start):
             seen[0] = max(seen[0], start + len(chunk))

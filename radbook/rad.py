@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 from .dictionaries import DictionaryCPD
 from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize, Summary, _dask_rows
 from .tables import snap_discrete, is_frame, encode_frame, decode_frame
-from .radon import _check_weights
+from .checks import check_int, check_real, check_flag, check_option, check_weights
 from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_fit, count_pass, radon_statistics,
                            auto_bins)
 from .solver import SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
@@ -38,17 +38,6 @@ def __getattr__(name):
                       "in a later release).", DeprecationWarning, stacklevel=2)
         return getattr(importlib.import_module(f'radbook.{_MOVED[name]}'), name)
     raise AttributeError(f"module 'radbook.rad' has no attribute {name!r}")
-
-# %% ../nbs/04_rad.ipynb #748a0eae
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
-
-def _check_real(name, value, low, high, include_low=True):
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
-    if not ok or value > high or value < low or (not include_low and value == low):
-        bracket = '[' if include_low else '('
-        raise ValueError(f"{name} must be a number in {bracket}{low}, {high}], got {value!r}.")
 
 # %% ../nbs/04_rad.ipynb #59c6bd44
 @dataclass
@@ -206,54 +195,49 @@ class RAD(DensityMixin, BaseEstimator):
             grid = self.n_components_grid
             if isinstance(grid, (str, bytes)) or not hasattr(grid, '__len__') or len(grid) == 0:
                 raise ValueError(f"n_components_grid must be a non-empty sequence of positive integers, got {grid!r}.")
-            for F in grid: _check_int('n_components_grid entry', F, 1)
+            for F in grid: check_int('n_components_grid entry', F, 1)
             return tuple(int(F) for F in grid)
-        _check_int('n_components', self.n_components, 1)
+        check_int('n_components', self.n_components, 1)
         return (int(self.n_components),)
 
     def _check_solver_params(self):
         "Checks shared with estimators that reuse RAD's solver (JUPAD)."
-        _check_int('n_init', self.n_init, 1)
-        _check_int('max_iter', self.max_iter, 1); _check_int('patience', self.patience, 1); _check_int('n_alt', self.n_alt, 0)
-        _check_real('tol', self.tol, 0, np.inf); _check_real('rho', self.rho, 0, np.inf)
-        _check_real('validation_fraction', self.validation_fraction, 0, 0.5)
-        _check_real('coef_floor', self.coef_floor, 0, 0.5)
+        check_int('n_init', self.n_init, 1)
+        check_int('max_iter', self.max_iter, 1); check_int('patience', self.patience, 1); check_int('n_alt', self.n_alt, 0)
+        check_real('tol', self.tol, 0, np.inf); check_real('rho', self.rho, 0, np.inf)
+        check_real('validation_fraction', self.validation_fraction, 0, 0.5)
+        check_real('coef_floor', self.coef_floor, 0, 0.5)
         self._ranks()
-        if self.init not in ('random', 'paper'): raise ValueError(f"init must be 'random' or 'paper', got {self.init!r}.")
-        if self.combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {self.combine!r}.")
-        if not isinstance(self.accelerate, (bool, np.bool_)): raise ValueError(f"accelerate must be True or False, got {self.accelerate!r}.")
-        if not isinstance(self.precondition, (bool, np.bool_)):
-            raise ValueError(f"precondition must be True or False, got {self.precondition!r}.")
-        _check_int('verbose', self.verbose, 0)
+        check_option('init', self.init, ('random', 'paper')); check_option('combine', self.combine, ('average', 'best'))
+        check_flag('accelerate', self.accelerate); check_flag('precondition', self.precondition)
+        check_int('verbose', self.verbose, 0)
         if isinstance(self.smoothing, str):
             if self.smoothing != 'auto': raise ValueError(f"smoothing must be a number >= 0 or 'auto', got {self.smoothing!r}.")
             if self.validation_fraction == 0:
                 raise ValueError("smoothing='auto' chooses by held-out counts and needs validation_fraction > 0.")
         else:
-            _check_real('smoothing', self.smoothing, 0, np.inf)
+            check_real('smoothing', self.smoothing, 0, np.inf)
 
     def _check_table_params(self):
         "Checks of how the table is read (shared with JUPAD)."
-        _check_int('max_discrete', self.max_discrete, 0)
-        if not isinstance(self.standardize, (bool, np.bool_)):
-            raise ValueError(f"standardize must be True or False, got {self.standardize!r}.")
+        check_int('max_discrete', self.max_discrete, 0)
+        check_flag('standardize', self.standardize)
         if isinstance(self.pairs, str):
             if self.pairs not in ('auto', 'all'): raise ValueError(f"pairs must be 'auto', 'all' or an integer >= 2, got {self.pairs!r}.")
-        else: _check_int('pairs', self.pairs, 2)
+        else: check_int('pairs', self.pairs, 2)
         if isinstance(self.dictionaries, str) and self.dictionaries not in AUTO_DICTIONARIES:
             raise ValueError(f"dictionaries must be one of {', '.join(map(repr, AUTO_DICTIONARIES))} or lists of atoms, "
                              f"got {self.dictionaries!r}.")
 
     def _bins(self, n_samples) -> int:
         "The number of bins per direction for `n_samples` rows (frequency weights count), checked."
-        _check_int('n_projections', self.n_projections, 1); _check_int('n_mc', self.n_mc, 1)
-        if self.radon not in ('exact', 'monte_carlo'):
-            raise ValueError(f"radon must be 'exact' or 'monte_carlo', got {self.radon!r}.")
+        check_int('n_projections', self.n_projections, 1); check_int('n_mc', self.n_mc, 1)
+        check_option('radon', self.radon, ('exact', 'monte_carlo'))
         if isinstance(self.n_bins, str):
             if self.n_bins != 'auto': raise ValueError(f"n_bins must be a positive integer or 'auto', got {self.n_bins!r}.")
             n_bins = auto_bins(n_samples)
         else:
-            _check_int('n_bins', self.n_bins, 1); n_bins = int(self.n_bins)
+            check_int('n_bins', self.n_bins, 1); n_bins = int(self.n_bins)
         if n_samples < 2 * n_bins:
             raise ValueError(f"Too few samples for the histograms: n_samples={n_samples} but n_bins={n_bins} needs at "
                              f"least {2 * n_bins}; decrease n_bins or give more samples.")
@@ -320,7 +304,7 @@ class RAD(DensityMixin, BaseEstimator):
         if sample_weight is None: return None
         if is_dask_array(X): raise TypeError("sample_weight with a Dask array is not supported; pass the rows in memory or in chunks.")
         if isinstance(X, np.ndarray): w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        else: w = _check_weights(sample_weight)  # chunks: the data pass checks the length
+        else: w = check_weights(sample_weight)  # chunks: the data pass checks the length
         if not w.sum() > 0: raise ValueError("sample_weight sums to zero: no row would count.")
         return w
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import special
 from sklearn.utils import check_random_state
+from .checks import check_weights
 from .dictionaries import atom_spec, atom_key, check_dictionaries, is_atom
 
 # %% auto #0
@@ -200,14 +201,6 @@ def _numba_counts(X, pairs, c, s, lo, width, n_bins, weights=None):
     return counts.sum(axis=0)
 
 # %% ../nbs/02_radon.ipynb #3e9b1202
-def _check_weights(weights, n_samples: int = None):
-    "`weights` as a 1-D float array of finite non-negative values (`n_samples` of them, when given)."
-    w = np.asarray(weights, dtype=float)
-    if w.ndim != 1 or (n_samples is not None and len(w) != n_samples):
-        raise ValueError(f"weights must be 1-D with one entry per sample ({n_samples if n_samples is not None else 'a row'}), got shape {w.shape}.")
-    if not np.isfinite(w).all() or (w < 0).any(): raise ValueError("weights must be finite and non-negative.")
-    return w
-
 def projection_counts(X, pairs, directions, lo, width, n_bins: int, chunk_size: int = 4096, engine: str = 'auto',
                       weights=None) -> np.ndarray:
     """Counts of projected samples per bin: int64 array of shape (n_pairs, n_directions, n_bins), by the compiled counter
@@ -217,7 +210,7 @@ def projection_counts(X, pairs, directions, lo, width, n_bins: int, chunk_size: 
     pairs, (c, s) = _check_pairs(pairs, X.shape[1]), _check_directions(directions)
     P, M = len(pairs), len(c)
     lo, width = _check_bins(lo, width, (P, M))
-    w = None if weights is None else _check_weights(weights, len(X))
+    w = None if weights is None else check_weights(weights, len(X))
     if _use_numba(engine, len(X) * P * M): return _numba_counts(X, pairs, c, s, lo, width, n_bins, w)
     offset = (np.arange(P * M) * n_bins).reshape(P, M)
     counts = np.zeros(P * M * n_bins, dtype=np.int64 if w is None else float)
