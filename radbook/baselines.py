@@ -6,7 +6,6 @@
 from __future__ import annotations
 import numbers
 import warnings
-from functools import partial
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
@@ -17,137 +16,24 @@ from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
-from .dictionaries import DictionaryCPD, atom_key, atom_logpdfs, atom_spec, auto_dictionaries, check_dictionaries
-from .radon import bin_edges, bin_index, feature_pairs
-from .rad import RAD
+from .dictionaries import DictionaryCPD, atom_logpdfs, auto_dictionaries, check_dictionaries
 from .checks import check_int, check_real, check_option
-from .steps import Operators
-from .solver import _RANK_GRID, _COEF_FLOOR
+from .density import TableDensityMixin
+import importlib
 
 # %% auto #0
-__all__ = ['discretize_dictionary', 'feature_bins', 'histogram_operators', 'pair_histograms', 'histogram_statistics', 'JUPAD',
-           'atom_densities', 'em_loglik', 'em_step', 'em_run', 'DictionaryEM', 'GMMCV', 'KDECV']
+__all__ = ['atom_densities', 'em_loglik', 'em_step', 'em_run', 'DictionaryEM', 'GMMCV', 'KDECV']
 
-# %% ../nbs/05_baselines.ipynb #54e4c6a0
-def discretize_dictionary(dictionary, lo: float, width: float, n_bins: int) -> np.ndarray:
-    "$D[i, a]$: the probability that atom `a` falls in bin `i` (edges `lo + i*width`, outer bins open): shape (n_bins, L)."
-    if not isinstance(n_bins, numbers.Integral) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}.")
-    if not (np.isfinite(lo) and np.isfinite(width) and width > 0):
-        raise ValueError(f"lo must be finite and width finite and positive, got lo={lo!r}, width={width!r}.")
-    edges = lo + width * np.arange(1, n_bins)  # interior edges
-    D = np.zeros((n_bins, len(dictionary)))
-    for a, atom in enumerate(dictionary):
-        if atom_spec(atom)[0] == 'point': D[bin_index(atom.value, lo, width, n_bins), a] = 1.0
-        else: D[:, a] = np.diff(atom.cdf(edges), prepend=0.0, append=1.0)
-    return np.maximum(D, 0.0)
+# %% ../nbs/05_baselines.ipynb #921e436e
+_MOVED = ('discretize_dictionary', 'feature_bins', 'histogram_operators', 'pair_histograms', 'JUPAD')
 
-# %% ../nbs/05_baselines.ipynb #ef6d40e6
-def _dictionary_groups(dictionaries) -> np.ndarray:
-    "Group index of each feature: features with the same atoms (equal `atom_key`s) share a group."
-    ids = {}
-    return np.array([ids.setdefault(tuple(atom_key(a) for a in d), len(ids)) for d in dictionaries], dtype=np.intp)
-
-def feature_bins(X, dictionaries, n_bins: int) -> tuple:
-    "`(lo, width)` of shape (n_features,): equal-width bins on the data range, pooled over features sharing a dictionary."
-    X = np.asarray(X, dtype=float)
-    groups = _dictionary_groups(dictionaries)
-    if X.ndim != 2 or X.shape[1] != len(groups):
-        raise ValueError(f"X must have shape (n_samples, {len(groups)}), got {X.shape}.")
-    lo, width = np.empty(len(groups)), np.empty(len(groups))
-    for g in range(groups.max() + 1):
-        cols = groups == g
-        ends = np.array([[np.nanmin(X[:, cols]), 0.0], [np.nanmax(X[:, cols]), 0.0]])  # the pooled range (NaN: missing), as a projection on (1, 0)
-        l, w = bin_edges(ends, [[0, 1]], [[1.0, 0.0]], n_bins)
-        lo[cols], width[cols] = l[0, 0], w[0, 0]
-    return lo, width
-
-def histogram_operators(dictionaries, pairs, lo, width, n_bins: int) -> tuple:
-    "`(Rs, group)` for 2-D histograms: distinct $R[i_j, i_k, a, b] = D_j[i_j, a] D_k[i_k, b]$ and each pair's index into `Rs`."
-    groups = _dictionary_groups(dictionaries)
-    D = {}
-    for n, g in enumerate(groups):  # one discretised dictionary per group (its features share bins)
-        if g not in D: D[g] = discretize_dictionary(dictionaries[n], lo[n], width[n], n_bins)
-    Rs, group, index = [], np.empty(len(pairs), dtype=np.intp), {}
-    for p, (j, k) in enumerate(pairs):
-        key = (groups[j], groups[k])
-        if key not in index:
-            index[key] = len(Rs)
-            Rs.append(np.einsum('ia,kb->ikab', D[key[0]], D[key[1]]))
-        group[p] = index[key]
-    return Rs, group
-
-def pair_histograms(X, pairs, lo, width, n_bins: int, weights=None) -> np.ndarray:
-    """2-D counts of every pair of features: int64 array of shape (n_pairs, n_bins, n_bins), `[p, i_j, i_k]`. A pair
-    counts the rows that have both of its features (NaN marks a missing entry); with `weights`, their sums (float64)."""
-    X = np.asarray(X, dtype=float)
-    seen = ~np.isnan(X)
-    idx = bin_index(np.where(seen, X, 0.0), lo, width, n_bins)  # (n_samples, n_features), the rule used for point masses too
-    w = None if weights is None else np.asarray(weights, dtype=float)
-    both = lambda j, k: slice(None) if seen.all() else seen[:, j] & seen[:, k]
-    return np.stack([np.bincount(idx[both(j, k), j] * n_bins + idx[both(j, k), k], minlength=n_bins * n_bins,
-                                 weights=None if w is None else w[both(j, k)])
-                     for j, k in pairs]).reshape(len(pairs), n_bins, n_bins)
-
-def _pair_counts(rows, pairs, lo, width, n_bins, weights=None):
-    "`pair_histograms` flattened to (n_pairs, n_bins**2): JUPAD's counter of rows."
-    return pair_histograms(rows, pairs, lo, width, n_bins, weights).reshape(len(pairs), -1)
-
-# %% ../nbs/05_baselines.ipynb #90e85c61
-def histogram_statistics(sample, ranges, dictionaries, pairs, n_bins: int, random_state=None) -> Operators:
-    "JUPAD's statistics (step 3 of `plan_fit`): per-feature bins on each column's range, the 2-D operators and a 2-D histogram counter."
-    lo, width = feature_bins(np.vstack([sample, ranges]), dictionaries, n_bins)  # the sample and the extremes: the full range
-    Rs, group = histogram_operators(dictionaries, pairs, lo, width, n_bins)
-    counter = partial(_pair_counts, pairs=pairs, lo=lo, width=width, n_bins=n_bins)
-    return Operators(Rs, group, counter, lo, width)
-
-class JUPAD(RAD):
-    """Dictionary-CPD density fitted to 2-D marginal histograms (JUPAD, Shaan et al.), with RAD's solver.
-
-    Parameters
-    ----------
-    dictionaries : 'auto', list of atoms, or list of lists of atoms
-        Required. One list shared by all features, one list per feature, or 'auto' (as `RAD`).
-    n_bins : int, default=60
-        Bins per feature (the paper: 50-100, fixed whatever the sample size).
-    n_components, init, n_init, combine, max_iter, tol, validation_fraction, patience, accelerate, rho, n_alt,
-    smoothing, n_components_grid, max_discrete, standardize, pairs, coef_floor, precondition, random_state,
-    verbose
-        As `RAD`: they set the same solver (the loss here is over 2-D histograms instead of projections).
-
-    Attributes
-    ----------
-    bin_lo_, bin_width_ : ndarray of shape (n_features,)
-        Left end of the first bin and bin width of each feature, in standard units.
-    n_bins_ : int
-        Bins per feature.
-    n_components_, weights_, coefs_, dictionaries_, density_, n_features_in_, n_iter_, converged_, loss_curve_,
-    validation_curve_, smoothing_, smoothing_scores_, rank_scores_, center_, scale_, pairs_
-        As `RAD`.
-    """
-    def __init__(self, n_components=10, *, dictionaries=None, n_bins=60, init='random', n_init=8, combine='average',
-                 max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, accelerate=True, rho=1.0, n_alt=10,
-                 smoothing=0.0, n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='all',
-                 coef_floor=_COEF_FLOOR, precondition=False, random_state=None, verbose=0):
-        self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
-        self.n_components, self.dictionaries, self.n_bins, self.init = n_components, dictionaries, n_bins, init
-        self.n_init, self.combine, self.max_iter, self.tol = n_init, combine, max_iter, tol
-        self.validation_fraction, self.patience, self.accelerate, self.rho = validation_fraction, patience, accelerate, rho
-        self.n_alt, self.smoothing, self.n_components_grid = n_alt, smoothing, n_components_grid
-        self.coef_floor, self.precondition, self.random_state, self.verbose = coef_floor, precondition, random_state, verbose
-
-    def _bins(self, n_samples) -> int:
-        "The number of bins per feature (fixed whatever the sample size), checked."
-        check_int('n_bins', self.n_bins, 1)
-        if self.dictionaries is None:
-            raise TypeError("JUPAD needs dictionaries: a list of atoms shared by all features, one list per feature, "
-                            "or 'auto' to choose them from the data.")
-        return int(self.n_bins)
-
-    def _statistics(self):
-        "JUPAD's statistics step: 2-D histograms (`histogram_statistics`) in place of RAD's projections."
-        return histogram_statistics
-
+def __getattr__(name):
+    "Names that moved to `radbook.jupad` still import from here, with a DeprecationWarning that says where they went."
+    if name in _MOVED:
+        warnings.warn(f"radbook.baselines.{name} moved to radbook.jupad.{name}; import it from there (the old path goes in "
+                      "a later release).", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module('radbook.jupad'), name)
+    raise AttributeError(f"module 'radbook.baselines' has no attribute {name!r}")
 
 # %% ../nbs/05_baselines.ipynb #b9b6e765
 _TINY = 1e-300  # floor of a mixed atom density in EM, so a row near only unused atoms cannot give log 0
@@ -231,7 +117,7 @@ def em_run(dens, weights, coefs, n_models: int = 1, max_iter=500, tol: float = 1
     return best_w, best_c, n_iter, list(stop), scores
 
 # %% ../nbs/05_baselines.ipynb #5b67f0a3
-class DictionaryEM(DensityMixin, BaseEstimator):
+class DictionaryEM(TableDensityMixin, DensityMixin, BaseEstimator):
     """The dictionary-CPD density fitted by maximum likelihood to the samples themselves (EM), with RAD's safeguards.
 
     Parameters
@@ -316,9 +202,6 @@ class DictionaryEM(DensityMixin, BaseEstimator):
                           ConvergenceWarning)
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, dictionaries)
         return self
-
-    score_samples, score, sample = RAD.score_samples, RAD.score, RAD.sample  # the fitted model is a DictionaryCPD, as RAD's
-    _table, _feature_name, _columns = RAD._table, RAD._feature_name, None    # what they use (numeric arrays only)
 
 # %% ../nbs/05_baselines.ipynb #9f889310
 _COVARIANCE_TYPES = ('full', 'tied', 'diag', 'spherical')

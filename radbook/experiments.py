@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 from .dictionaries import PAPER_FAMILIES, paper_family
 from .rad import RAD
-from .baselines import JUPAD, DictionaryEM, GMMCV, KDECV
+from .baselines import DictionaryEM, GMMCV, KDECV
+from .jupad import JUPAD
 from .metrics import jsd, mean_log_likelihood
 
 # %% auto #0

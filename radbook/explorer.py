@@ -17,7 +17,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from .dictionaries import PAPER_FAMILIES, paper_family, atom_spec
 from .rad import RAD
 from .radon import feature_pairs, projection_counts, radon_matrix
-from .rad import auto_bins
+from .steps import auto_bins
+from .density import read_table
 from .tables import standardize, standard_density, is_frame
 from .metrics import jsd
 
@@ -251,7 +252,7 @@ class Explorer:
 
     def _set_table(self, data, n_samples) -> int:
         "Keep a user's table: its held-out fifth, the pool of rows to fit from, the sample sizes offered; returns the starting K."
-        X = np.asarray(RAD()._table(data, reset=True), dtype=float)  # validates: 2-D, >= 2 columns, no inf
+        X = read_table(data)[0]  # validates: 2-D, >= 2 columns, no inf
         if len(X) < 50: raise ValueError(f"The table has {len(X)} rows; the explorer needs at least 50 (a fifth is held out).")
         self.data, self.names = data, ([str(c) for c in data.columns] if is_frame(data) else [f"x{n + 1}" for n in range(X.shape[1])])
         order = np.random.default_rng(0).permutation(len(X))
@@ -403,7 +404,7 @@ class Explorer:
     def _draw_table(self, s, rec) -> bytes:
         "A user's table: the sample's 2-D histogram beside RAD's 2-D marginal, on cells read off the data."
         (j, k), rad = s['pair'], rec.rad
-        X = rad._table(self.sample('table', s['seed'], s['K']), reset=False)  # the table's codes, NaN where missing
+        X = rad.encode(self.sample('table', s['seed'], s['K']))  # the table's codes, NaN where missing
         flags = is_discrete(rad.dictionaries_[j]), is_discrete(rad.dictionaries_[k])
         n_cells = int(np.clip(2 * round(s['K'] ** (1 / 3)), 8, self.n_cells))  # a histogram of K rows: about 2 K^(1/3) cells a side
         cells = data_cells(X[:, j], flags[0], n_cells), data_cells(X[:, k], flags[1], n_cells)
@@ -411,7 +412,7 @@ class Explorer:
         rad_img = self._image(('table', s['seed'], s['K'], s['M'], s['bins'], j, k), rad.density_, (j, k), cells)
         profile = projection_profile(rad, X, j, k, s['m'])
         labels = tuple(self.names[n] + (" (discrete)" if f else "") for n, f in zip((j, k), flags))
-        specs = rad._columns or [None] * len(self.names)
+        specs = rad.columns_ or [None] * len(self.names)
         ticks = tuple([str(specs[n].categories[int(v)]) for v in c[1]] if specs[n] is not None and specs[n].kind == 'category'
                       else None for n, c in zip((j, k), cells))  # category names, not codes
         return explorer_figure(data_img, rad_img, cells, labels, profile, self.history,

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from .dictionaries import DictionaryCPD, PointMass, _draw_categorical
-from .tables import snap_discrete, decode_frame
+from .tables import snap_discrete
 from .rad import RAD
 
 # %% auto #0
@@ -77,9 +77,9 @@ class RADImputer(TransformerMixin, BaseEstimator):
         "`X` with every missing entry filled (a DataFrame back when fitted on one)."
         check_is_fitted(self)
         est = self.estimator_
-        Z = snap_discrete(est._table(X, reset=False), est.dictionaries_)[0]
+        Z = snap_discrete(est.encode(X), est.dictionaries_)[0]
         filled = impute_rows(est.density_, Z, self.sample_posterior, self.random_state)
-        return decode_frame(filled, est._columns) if est._columns is not None else filled
+        return est.decode(filled)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

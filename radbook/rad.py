@@ -6,7 +6,6 @@
 from __future__ import annotations
 import copy
 import importlib
-import numbers
 import warnings
 from dataclasses import dataclass
 from functools import partial
@@ -14,30 +13,18 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data, check_array, _check_feature_names, _check_n_features, _check_sample_weight
+from sklearn.utils.validation import _check_sample_weight
 from threadpoolctl import threadpool_limits
 from .dictionaries import DictionaryCPD
-from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize, Summary, _dask_rows
-from .tables import snap_discrete, is_frame, encode_frame, decode_frame
+from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize, Summary
+from .density import TableDensityMixin
 from .checks import check_int, check_real, check_flag, check_option, check_weights
 from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_fit, count_pass, radon_statistics,
                            auto_bins)
 from .solver import SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 
 # %% auto #0
-__all__ = ['RAD']
-
-# %% ../nbs/04_rad.ipynb #f674539d
-_MOVED = {name: 'steps' for name in ('standard_rows', 'em_rows', 'rad_dictionaries', 'atom_budget')}
-_MOVED.update({name: 'solver' for name in ('RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve', 'merge_solutions', 'climb_ranks', 'floor_coefs', 'histograms', 'rad_losses', 'select_candidate')})
-
-def __getattr__(name):
-    "Names that moved out of `radbook.rad` still import from it, with a DeprecationWarning that says where they went."
-    if name in _MOVED:
-        warnings.warn(f"radbook.rad.{name} moved to radbook.{_MOVED[name]}.{name}; import it from there (the old path goes "
-                      "in a later release).", DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module(f'radbook.{_MOVED[name]}'), name)
-    raise AttributeError(f"module 'radbook.rad' has no attribute {name!r}")
+__all__ = ['BasePairwiseDensity', 'RAD']
 
 # %% ../nbs/04_rad.ipynb #59c6bd44
 @dataclass
@@ -49,7 +36,169 @@ class _Stream:
     rows: int
     rng: object
 
-class RAD(DensityMixin, BaseEstimator):
+class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
+    """The base of RAD and JUPAD: a dictionary-CPD density fitted to statistics of every pair of features, as the
+    pipeline of notebook `03d_steps` (summary, plan, counts) and the solve step of `03c_solver`. A subclass gives
+    `__init__` and two hooks: `_bins(n_samples)`, the number of bins, and `_statistics()`, the statistics step of
+    `plan_fit` (RAD's projections, JUPAD's 2-D histograms); the rest (`fit`, `partial_fit`, and everything the fitted
+    density serves, `TableDensityMixin`) is written here once."""
+    def _ranks(self) -> tuple:
+        "The candidate ranks: `n_components_grid` for 'auto', else `(n_components,)`."
+        if isinstance(self.n_components, str):
+            if self.n_components != 'auto':
+                raise ValueError(f"n_components must be a positive integer or 'auto', got {self.n_components!r}.")
+            if self.validation_fraction == 0:
+                raise ValueError("n_components='auto' chooses by held-out samples and needs validation_fraction > 0.")
+            grid = self.n_components_grid
+            if isinstance(grid, (str, bytes)) or not hasattr(grid, '__len__') or len(grid) == 0:
+                raise ValueError(f"n_components_grid must be a non-empty sequence of positive integers, got {grid!r}.")
+            for F in grid: check_int('n_components_grid entry', F, 1)
+            return tuple(int(F) for F in grid)
+        check_int('n_components', self.n_components, 1)
+        return (int(self.n_components),)
+
+    def _check_solver_params(self):
+        "Checks shared with estimators that reuse RAD's solver (JUPAD)."
+        check_int('n_init', self.n_init, 1)
+        check_int('max_iter', self.max_iter, 1); check_int('patience', self.patience, 1); check_int('n_alt', self.n_alt, 0)
+        check_real('tol', self.tol, 0, np.inf); check_real('rho', self.rho, 0, np.inf)
+        check_real('validation_fraction', self.validation_fraction, 0, 0.5)
+        check_real('coef_floor', self.coef_floor, 0, 0.5)
+        self._ranks()
+        check_option('init', self.init, ('random', 'paper')); check_option('combine', self.combine, ('average', 'best'))
+        check_flag('accelerate', self.accelerate); check_flag('precondition', self.precondition)
+        check_int('verbose', self.verbose, 0)
+        if isinstance(self.smoothing, str):
+            if self.smoothing != 'auto': raise ValueError(f"smoothing must be a number >= 0 or 'auto', got {self.smoothing!r}.")
+            if self.validation_fraction == 0:
+                raise ValueError("smoothing='auto' chooses by held-out counts and needs validation_fraction > 0.")
+        else:
+            check_real('smoothing', self.smoothing, 0, np.inf)
+
+    def _check_table_params(self):
+        "Checks of how the table is read (shared with JUPAD)."
+        check_int('max_discrete', self.max_discrete, 0)
+        check_flag('standardize', self.standardize)
+        if isinstance(self.pairs, str):
+            if self.pairs not in ('auto', 'all'): raise ValueError(f"pairs must be 'auto', 'all' or an integer >= 2, got {self.pairs!r}.")
+        else: check_int('pairs', self.pairs, 2)
+        if isinstance(self.dictionaries, str) and self.dictionaries not in AUTO_DICTIONARIES:
+            raise ValueError(f"dictionaries must be one of {', '.join(map(repr, AUTO_DICTIONARIES))} or lists of atoms, "
+                             f"got {self.dictionaries!r}.")
+
+    def _input(self, X):
+        "What `fit` reads: a chunked source as it is (memmap, Dask array, iterable of chunks), anything else as a float table (`_table`)."
+        if not is_chunked(X): return self._table(X, reset=True)
+        self._columns = None
+        if hasattr(self, 'feature_names_in_'): del self.feature_names_in_
+        return X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # a missing entry is integrated out, in fit and in score
+        return tags
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the density to `X` of shape (n_samples, n_features), n_features >= 2; `y` is ignored.
+
+        `X` is an array-like, a DataFrame, a numpy memmap, a Dask array, or an iterable of 2-D chunks that can be read
+        twice (a list of arrays; see `radbook.datapass.iter_chunks`). Memmaps, Dask arrays and chunks are read chunk by
+        chunk, twice: a summary, then the counts (notebook `03b_datapass`); the fit is the same as from the rows in memory.
+        DataFrame columns may be numeric, boolean or categorical (category or text dtype; categories become discrete
+        features on their codes); `sample` then returns DataFrames of the same form. A missing entry (NaN, or None / NA
+        in a DataFrame) is left out of what needs it: each pair of features is counted from the rows that have both,
+        and each column's units and dictionary come from its observed values (notebook `10_inference`).
+
+        `sample_weight` (one non-negative number per row) are frequency weights: a row of weight 2 counts as the row
+        and its copy in every histogram, in the units and in the sample the dictionaries and bins come from, and
+        `n_bins='auto'` uses their sum; a row of weight 0 is left out."""
+        X = self._input(X)
+        weights = self._sample_weight(sample_weight, X)
+        with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead, and stall on busy cores
+            return self._fit(X, weights)
+
+    def _sample_weight(self, sample_weight, X):
+        "Checked frequency weights, one per row (None when not given); their length is checked again by the data pass."
+        if sample_weight is None: return None
+        if is_dask_array(X): raise TypeError("sample_weight with a Dask array is not supported; pass the rows in memory or in chunks.")
+        if isinstance(X, np.ndarray): w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        else: w = check_weights(sample_weight)  # chunks: the data pass checks the length
+        if not w.sum() > 0: raise ValueError("sample_weight sums to zero: no row would count.")
+        return w
+
+    def _begin(self, X, seed: int, rng, weights=None) -> _Stream:
+        "Steps 1 to 4 (summary, plan, counts) of a fit or of a stream's first chunk."
+        table, names = TableSettings.of(self), getattr(self, 'feature_names_in_', None)
+        discrete = [c.discrete for c in self._columns] if self._columns is not None else None
+        summary = summary_pass(X, seed, table, discrete, names, weights)
+        self.n_features_in_ = summary.n_features
+        n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
+        plan = plan_fit(summary, seed, n_bins, table, self._statistics(), discrete, names, rank=self._ranks()[len(self._ranks()) // 2],
+                        random_state=rng)
+        counts = count_pass(X, plan, self.validation_fraction, weights=weights, progress=self.verbose > 0)
+        return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng))
+
+    def _fit(self, X, weights=None):
+        self._check_solver_params(); self._check_table_params()
+        self._stream = None  # a fit starts afresh: partial_fit afterwards starts a new stream
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(2**31 - 1))  # the rows' own random numbers (sample, split): the same however X is cut
+        return self._solve(self._begin(X, seed, rng, weights), rng)
+
+    def _solve(self, stream: _Stream, rng):
+        "Steps 5 to 7 (`solve_counts`) from the stream's counts, and the fitted attributes."
+        plan, ops = stream.plan, stream.plan.operators
+        fit = solve_counts(ops.Rs, ops.group, plan.pairs, plan.dictionaries, stream.counts, self.n_components,
+                           self.smoothing, self.n_components_grid, SolverSettings.of(self),
+                           held=plan.prepare(stream.summary.held_out), held_weight=stream.summary.held_weights(),
+                           warm=plan.warm if self.init == 'random' else None, random_state=rng)
+        if not fit.converged:
+            warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
+                          ConvergenceWarning)
+        self.n_components_, self.smoothing_ = fit.n_components, fit.smoothing
+        self.rank_scores_, self.smoothing_scores_ = fit.rank_scores, fit.smoothing_scores
+        self.weights_, self.coefs_ = fit.weights, fit.coefs
+        self.dictionaries_, self.n_bins_, self.pairs_ = plan.table, plan.n_bins, plan.pairs
+        self.center_, self.scale_ = plan.centre, plan.scale
+        if ops.directions is not None: self.directions_ = ops.directions
+        self.bin_lo_, self.bin_width_ = ops.bin_lo, ops.bin_width
+        self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, fit.loss_curve
+        self.validation_curve_ = fit.validation_curve
+        self.density_ = DictionaryCPD(self.weights_, self.coefs_, plan.table)
+        return self
+
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """Add the rows of `X` (array-like or DataFrame) to the fit, then fit the density to all the counts so far; `y` is ignored.
+
+        For streams that never end (scikit-learn's convention; dask-ml's `Incremental` calls it). The **first** call
+        fixes everything but the counts from its rows alone: the units, the dictionaries, the pairs, the directions and
+        the bins (`n_bins='auto'` takes its number of rows). So the first chunk must hold every value of every discrete
+        column (a later value without a point mass is refused) and be large enough, and spread enough, for the ranges
+        and the automatic dictionaries (thousands of rows). Later calls add their rows' counts (rows keep their index
+        in the stream for the held-out split) and refit from all the counts; the model is usable after every call. Given
+        one chunk, `partial_fit` is `fit`. `fit` discards a stream; the next `partial_fit` starts a new one.
+        `sample_weight` weighs the chunk's rows as in `fit`."""
+        stream = getattr(self, '_stream', None)
+        X = self._table(X, reset=stream is None)
+        weights = self._sample_weight(sample_weight, X)
+        with threadpool_limits(1, user_api='blas'):
+            if stream is None:
+                self._check_solver_params(); self._check_table_params()
+                rng = check_random_state(self.random_state)
+                stream = self._begin(X, int(rng.randint(2**31 - 1)), rng, weights)
+            else:
+                plan, n = stream.plan, stream.rows
+                stream.summary += summarize(check_chunk(X), n, plan.seed, float(self.validation_fraction),
+                                            caps=stream.summary.caps, k=stream.summary.k, weights=weights)  # more held-out rows
+                stream.counts += count_pass(X, plan, self.validation_fraction, prepare=plan.check, offset=n, weights=weights,
+                                            progress=self.verbose > 0)
+                stream.rows += len(X)
+            self._solve(stream, copy.deepcopy(stream.rng))  # every call's solve starts from the same random stream
+            self._stream = stream
+        return self
+
+# %% ../nbs/04_rad.ipynb #feb1ff77
+class RAD(BasePairwiseDensity):
     """Joint density estimation with Radons And Dictionaries (Singhal, Mirza, Rajwade & Gurumoorthy).
 
     Parameters
@@ -185,50 +334,6 @@ class RAD(DensityMixin, BaseEstimator):
         self.smoothing, self.n_components_grid, self.coef_floor = smoothing, n_components_grid, coef_floor
         self.precondition = precondition
 
-    def _ranks(self) -> tuple:
-        "The candidate ranks: `n_components_grid` for 'auto', else `(n_components,)`."
-        if isinstance(self.n_components, str):
-            if self.n_components != 'auto':
-                raise ValueError(f"n_components must be a positive integer or 'auto', got {self.n_components!r}.")
-            if self.validation_fraction == 0:
-                raise ValueError("n_components='auto' chooses by held-out samples and needs validation_fraction > 0.")
-            grid = self.n_components_grid
-            if isinstance(grid, (str, bytes)) or not hasattr(grid, '__len__') or len(grid) == 0:
-                raise ValueError(f"n_components_grid must be a non-empty sequence of positive integers, got {grid!r}.")
-            for F in grid: check_int('n_components_grid entry', F, 1)
-            return tuple(int(F) for F in grid)
-        check_int('n_components', self.n_components, 1)
-        return (int(self.n_components),)
-
-    def _check_solver_params(self):
-        "Checks shared with estimators that reuse RAD's solver (JUPAD)."
-        check_int('n_init', self.n_init, 1)
-        check_int('max_iter', self.max_iter, 1); check_int('patience', self.patience, 1); check_int('n_alt', self.n_alt, 0)
-        check_real('tol', self.tol, 0, np.inf); check_real('rho', self.rho, 0, np.inf)
-        check_real('validation_fraction', self.validation_fraction, 0, 0.5)
-        check_real('coef_floor', self.coef_floor, 0, 0.5)
-        self._ranks()
-        check_option('init', self.init, ('random', 'paper')); check_option('combine', self.combine, ('average', 'best'))
-        check_flag('accelerate', self.accelerate); check_flag('precondition', self.precondition)
-        check_int('verbose', self.verbose, 0)
-        if isinstance(self.smoothing, str):
-            if self.smoothing != 'auto': raise ValueError(f"smoothing must be a number >= 0 or 'auto', got {self.smoothing!r}.")
-            if self.validation_fraction == 0:
-                raise ValueError("smoothing='auto' chooses by held-out counts and needs validation_fraction > 0.")
-        else:
-            check_real('smoothing', self.smoothing, 0, np.inf)
-
-    def _check_table_params(self):
-        "Checks of how the table is read (shared with JUPAD)."
-        check_int('max_discrete', self.max_discrete, 0)
-        check_flag('standardize', self.standardize)
-        if isinstance(self.pairs, str):
-            if self.pairs not in ('auto', 'all'): raise ValueError(f"pairs must be 'auto', 'all' or an integer >= 2, got {self.pairs!r}.")
-        else: check_int('pairs', self.pairs, 2)
-        if isinstance(self.dictionaries, str) and self.dictionaries not in AUTO_DICTIONARIES:
-            raise ValueError(f"dictionaries must be one of {', '.join(map(repr, AUTO_DICTIONARIES))} or lists of atoms, "
-                             f"got {self.dictionaries!r}.")
-
     def _bins(self, n_samples) -> int:
         "The number of bins per direction for `n_samples` rows (frequency weights count), checked."
         check_int('n_projections', self.n_projections, 1); check_int('n_mc', self.n_mc, 1)
@@ -247,218 +352,14 @@ class RAD(DensityMixin, BaseEstimator):
         "The statistics step of `plan_fit` (JUPAD swaps it): random projections and their $R_{jk}$."
         return partial(radon_statistics, n_projections=self.n_projections, radon=self.radon, n_mc=self.n_mc)
 
-    def _table(self, X, reset: bool) -> np.ndarray:
-        "`X` as a float array: a DataFrame's columns encoded (categories as codes), names and kinds recorded in fit."
-        if not is_frame(X):
-            if reset: self._columns = None
-            return validate_data(self, X, dtype=np.float64, reset=reset, ensure_min_samples=1 if not reset else 2,
-                                 ensure_min_features=2 if reset else 1, ensure_all_finite='allow-nan')
-        if reset:
-            Z, self._columns = encode_frame(X)
-            Z = validate_data(self, Z, dtype=np.float64, ensure_min_samples=2, ensure_min_features=2, ensure_all_finite='allow-nan')
-            _check_feature_names(self, X, reset=True)
-            return Z
-        _check_feature_names(self, X, reset=False)
-        Z = encode_frame(X, self._columns)[0] if self._columns is not None else np.asarray(X, dtype=np.float64)
-        Z = check_array(Z, dtype=np.float64, ensure_all_finite='allow-nan')
-        _check_n_features(self, Z, reset=False)
-        return Z
+# %% ../nbs/04_rad.ipynb #f674539d
+_MOVED = {name: 'steps' for name in ('standard_rows', 'em_rows', 'rad_dictionaries', 'atom_budget')}
+_MOVED.update({name: 'solver' for name in ('RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve', 'merge_solutions', 'climb_ranks', 'floor_coefs', 'histograms', 'rad_losses', 'select_candidate')})
 
-    def _input(self, X):
-        "What `fit` reads: a chunked source as it is (memmap, Dask array, iterable of chunks), anything else as a float table (`_table`)."
-        if not is_chunked(X): return self._table(X, reset=True)
-        self._columns = None
-        if hasattr(self, 'feature_names_in_'): del self.feature_names_in_
-        return X
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True  # a missing entry is integrated out, in fit and in score
-        return tags
-
-    def _feature_name(self, n) -> str:
-        names = getattr(self, 'feature_names_in_', None)
-        return repr(str(names[n])) if names is not None else str(n)
-
-    def fit(self, X, y=None, sample_weight=None):
-        """Fit the density to `X` of shape (n_samples, n_features), n_features >= 2; `y` is ignored.
-
-        `X` is an array-like, a DataFrame, a numpy memmap, a Dask array, or an iterable of 2-D chunks that can be read
-        twice (a list of arrays; see `radbook.datapass.iter_chunks`). Memmaps, Dask arrays and chunks are read chunk by
-        chunk, twice: a summary, then the counts (notebook `03b_datapass`); the fit is the same as from the rows in memory.
-        DataFrame columns may be numeric, boolean or categorical (category or text dtype; categories become discrete
-        features on their codes); `sample` then returns DataFrames of the same form. A missing entry (NaN, or None / NA
-        in a DataFrame) is left out of what needs it: each pair of features is counted from the rows that have both,
-        and each column's units and dictionary come from its observed values (notebook `10_inference`).
-
-        `sample_weight` (one non-negative number per row) are frequency weights: a row of weight 2 counts as the row
-        and its copy in every histogram, in the units and in the sample the dictionaries and bins come from, and
-        `n_bins='auto'` uses their sum; a row of weight 0 is left out."""
-        X = self._input(X)
-        weights = self._sample_weight(sample_weight, X)
-        with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead, and stall on busy cores
-            return self._fit(X, weights)
-
-    def _sample_weight(self, sample_weight, X):
-        "Checked frequency weights, one per row (None when not given); their length is checked again by the data pass."
-        if sample_weight is None: return None
-        if is_dask_array(X): raise TypeError("sample_weight with a Dask array is not supported; pass the rows in memory or in chunks.")
-        if isinstance(X, np.ndarray): w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        else: w = check_weights(sample_weight)  # chunks: the data pass checks the length
-        if not w.sum() > 0: raise ValueError("sample_weight sums to zero: no row would count.")
-        return w
-
-    def _begin(self, X, seed: int, rng, weights=None) -> _Stream:
-        "Steps 1 to 4 (summary, plan, counts) of a fit or of a stream's first chunk."
-        table, names = TableSettings.of(self), getattr(self, 'feature_names_in_', None)
-        discrete = [c.discrete for c in self._columns] if self._columns is not None else None
-        summary = summary_pass(X, seed, table, discrete, names, weights)
-        self.n_features_in_ = summary.n_features
-        n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
-        plan = plan_fit(summary, seed, n_bins, table, self._statistics(), discrete, names, rank=self._ranks()[len(self._ranks()) // 2],
-                        random_state=rng)
-        counts = count_pass(X, plan, self.validation_fraction, weights=weights, progress=self.verbose > 0)
-        return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng))
-
-    def _fit(self, X, weights=None):
-        self._check_solver_params(); self._check_table_params()
-        self._stream = None  # a fit starts afresh: partial_fit afterwards starts a new stream
-        rng = check_random_state(self.random_state)
-        seed = int(rng.randint(2**31 - 1))  # the rows' own random numbers (sample, split): the same however X is cut
-        return self._solve(self._begin(X, seed, rng, weights), rng)
-
-    def _solve(self, stream: _Stream, rng):
-        "Steps 5 to 7 (`solve_counts`) from the stream's counts, and the fitted attributes."
-        plan, ops = stream.plan, stream.plan.operators
-        fit = solve_counts(ops.Rs, ops.group, plan.pairs, plan.dictionaries, stream.counts, self.n_components,
-                           self.smoothing, self.n_components_grid, SolverSettings.of(self),
-                           held=plan.prepare(stream.summary.held_out), held_weight=stream.summary.held_weights(),
-                           warm=plan.warm if self.init == 'random' else None, random_state=rng)
-        if not fit.converged:
-            warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
-                          ConvergenceWarning)
-        self.n_components_, self.smoothing_ = fit.n_components, fit.smoothing
-        self.rank_scores_, self.smoothing_scores_ = fit.rank_scores, fit.smoothing_scores
-        self.weights_, self.coefs_ = fit.weights, fit.coefs
-        self.dictionaries_, self.n_bins_, self.pairs_ = plan.table, plan.n_bins, plan.pairs
-        self.center_, self.scale_ = plan.centre, plan.scale
-        if ops.directions is not None: self.directions_ = ops.directions
-        self.bin_lo_, self.bin_width_ = ops.bin_lo, ops.bin_width
-        self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, fit.loss_curve
-        self.validation_curve_ = fit.validation_curve
-        self.density_ = DictionaryCPD(self.weights_, self.coefs_, plan.table)
-        return self
-
-    def partial_fit(self, X, y=None, sample_weight=None):
-        """Add the rows of `X` (array-like or DataFrame) to the fit, then fit the density to all the counts so far; `y` is ignored.
-
-        For streams that never end (scikit-learn's convention; dask-ml's `Incremental` calls it). The **first** call
-        fixes everything but the counts from its rows alone: the units, the dictionaries, the pairs, the directions and
-        the bins (`n_bins='auto'` takes its number of rows). So the first chunk must hold every value of every discrete
-        column (a later value without a point mass is refused) and be large enough, and spread enough, for the ranges
-        and the automatic dictionaries (thousands of rows). Later calls add their rows' counts (rows keep their index
-        in the stream for the held-out split) and refit from all the counts; the model is usable after every call. Given
-        one chunk, `partial_fit` is `fit`. `fit` discards a stream; the next `partial_fit` starts a new one.
-        `sample_weight` weighs the chunk's rows as in `fit`."""
-        stream = getattr(self, '_stream', None)
-        X = self._table(X, reset=stream is None)
-        weights = self._sample_weight(sample_weight, X)
-        with threadpool_limits(1, user_api='blas'):
-            if stream is None:
-                self._check_solver_params(); self._check_table_params()
-                rng = check_random_state(self.random_state)
-                stream = self._begin(X, int(rng.randint(2**31 - 1)), rng, weights)
-            else:
-                plan, n = stream.plan, stream.rows
-                stream.summary += summarize(check_chunk(X), n, plan.seed, float(self.validation_fraction),
-                                            caps=stream.summary.caps, k=stream.summary.k, weights=weights)  # more held-out rows
-                stream.counts += count_pass(X, plan, self.validation_fraction, prepare=plan.check, offset=n, weights=weights,
-                                            progress=self.verbose > 0)
-                stream.rows += len(X)
-            self._solve(stream, copy.deepcopy(stream.rng))  # every call's solve starts from the same random stream
-            self._stream = stream
-        return self
-
-    def score_samples(self, X):
-        """Log density of each row of `X`, array-like or DataFrame of shape (n_samples, n_features); returns shape (n_samples,).
-
-        A missing entry (NaN, or None / NA in a DataFrame) is integrated out: the row's log density is that of its
-        observed entries, exactly (the marginal). A Dask array is scored block by block (a lazy Dask array back).
-        Discrete values match the fitted ones up to a relative 1e-6 (float32 round trips). A value of a discrete feature
-        that was never seen in fit (or a new category) has probability 0: its row gets -inf, with a warning."""
-        check_is_fitted(self)
-        if is_dask_array(X):
-            return _dask_rows(X).map_blocks(self.score_samples, drop_axis=1, dtype=float)
-        X, unseen = snap_discrete(self._table(X, reset=False), self.dictionaries_)
-        if unseen.any():
-            n = int(np.flatnonzero(unseen.any(axis=0))[0])
-            seen = 'a category' if self._columns is not None and self._columns[n].kind == 'category' else 'a value'
-            warnings.warn(f"{int(unseen.any(axis=1).sum())} of {len(X)} rows hold discrete values never seen in fit (feature "
-                          f"{self._feature_name(n)} has {seen} outside its {len(self.dictionaries_[n])} fitted ones, e.g. "
-                          f"{X[np.flatnonzero(unseen[:, n])[0], n]:g}); their log density is -inf.", UserWarning)
-        return self.density_.logpdf(X)
-
-    def score(self, X, y=None):
-        """Mean log density of the rows of `X` (as `GaussianMixture.score`); `y` is ignored."""
-        return float(np.mean(self.score_samples(X)))
-
-    def predict_proba(self, X):
-        """Posterior probability of each mixture component given each row of `X`: shape (n_samples, n_components_), from
-        the row's observed entries (missing ones, NaN, are integrated out). A row that no component can produce (a
-        discrete value never seen in fit) raises a ValueError."""
-        check_is_fitted(self)
-        return self.density_.predict_proba(snap_discrete(self._table(X, reset=False), self.dictionaries_)[0])
-
-    def predict(self, X):
-        "The most probable component of each row of `X` (`predict_proba`'s argmax): a clustering of the rows."
-        return np.argmax(self.predict_proba(X), axis=1)
-
-    def _column_index(self, column) -> int:
-        "The index of `column`: an integer index, or a name from `feature_names_in_`."
-        names = [str(c) for c in getattr(self, 'feature_names_in_', [])]
-        if isinstance(column, numbers.Integral) and not isinstance(column, (bool, np.bool_)):
-            if 0 <= column < self.n_features_in_: return int(column)
-        elif str(column) in names: return names.index(str(column))
-        raise ValueError(f"Unknown column {column!r}: give an index in 0..{self.n_features_in_ - 1}"
-                         + (f" or a name among {names}." if names else "."))
-
-    def _value(self, n, value) -> float:
-        "`value` of column `n` as the model codes it (a category's code, a boolean's 0/1, a number)."
-        spec = self._columns[n] if self._columns is not None else None
-        if spec is not None and spec.kind == 'category':
-            if value not in spec.categories:
-                raise ValueError(f"Column {spec.name!r} has no category {value!r}; its categories are {spec.categories}.")
-            return float(spec.categories.index(value))
-        try: return float(value)
-        except (TypeError, ValueError): raise TypeError(f"The value of column {self._feature_name(n)} must be a number, got {value!r}.") from None
-
-    def marginal(self, columns):
-        """The fitted density of the listed `columns` (indices or names) alone, exactly: a `DictionaryCPD` in the table's
-        units (categories as their codes) with `score_samples`, `sample` and `predict_proba`; its `features` holds
-        the columns' indices."""
-        check_is_fitted(self)
-        if isinstance(columns, (str, numbers.Integral)): columns = [columns]
-        return self.density_.marginal([self._column_index(c) for c in columns])
-
-    def conditional(self, given: dict):
-        """The fitted density of the other columns given observed values, exactly: `given` maps columns (indices or
-        names) to values (labels for a categorical column). A `DictionaryCPD` over the remaining columns, in the table's
-        units (categories as codes), whose weights are the components' posterior given the observed values; its
-        `features` holds the remaining columns' indices."""
-        check_is_fitted(self)
-        if not isinstance(given, dict) or not given: raise TypeError(f"given must be a non-empty dict {{column: value}}, got {given!r}.")
-        x = np.full(self.n_features_in_, np.nan)
-        for column, value in given.items():
-            n = self._column_index(column)
-            x[n] = self._value(n, value)
-        x, unseen = snap_discrete(x[None], self.dictionaries_)
-        if unseen.any():
-            n = int(np.flatnonzero(unseen[0])[0])
-            raise ValueError(f"Column {self._feature_name(n)} never took the value {x[0, n]:g} in fit: it has probability 0.")
-        return self.density_.conditional(x[0])
-
-    def sample(self, n_samples=1, random_state=None):
-        """Draw `n_samples` rows from the fitted density; returns `(X, labels)` like `GaussianMixture.sample` (X a DataFrame when fitted on one)."""
-        check_is_fitted(self)
-        X, labels = self.density_.sample(n_samples, random_state=self.random_state if random_state is None else random_state)
-        return (decode_frame(X, self._columns) if self._columns is not None else X), labels
+def __getattr__(name):
+    "Names that moved out of `radbook.rad` still import from it, with a DeprecationWarning that says where they went."
+    if name in _MOVED:
+        warnings.warn(f"radbook.rad.{name} moved to radbook.{_MOVED[name]}.{name}; import it from there (the old path goes "
+                      "in a later release).", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(f'radbook.{_MOVED[name]}'), name)
+    raise AttributeError(f"module 'radbook.rad' has no attribute {name!r}")

@@ -9,8 +9,8 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.mixture import GaussianMixture
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from radbook.baselines import (GMMCV, JUPAD, KDECV, DictionaryEM, _gmm_sample, atom_densities, discretize_dictionary,
-                               em_step, feature_bins, histogram_operators, pair_histograms)
+from radbook.baselines import GMMCV, KDECV, DictionaryEM, _gmm_sample, atom_densities, em_step
+from radbook.jupad import JUPAD, discretize_dictionary, feature_bins, histogram_operators, pair_histograms
 from radbook.dictionaries import DictionaryCPD, gaussian, laplacian, paper_family, point_mass
 from radbook.metrics import jsd
 from radbook.radon import bin_index, feature_pairs

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from radbook.baselines import JUPAD
+from radbook.jupad import JUPAD
 from radbook.datapass import Counts, NpyChunks, data_pass, split_counts
 from radbook.dictionaries import paper_family
 from radbook.rad import RAD

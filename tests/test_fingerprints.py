@@ -112,7 +112,7 @@ def case_imputer():
 
 
 def case_jupad():
-    from radbook.baselines import JUPAD
+    from radbook.jupad import JUPAD
     truth, X, Y = _family('laplacian', 2000)
     return JUPAD(truth.n_components, dictionaries=truth.dictionaries, n_bins=20, random_state=0).fit(X).score_samples(Y)
 
