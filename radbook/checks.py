@@ -5,10 +5,11 @@
 # %% ../nbs/00a_checks.ipynb #1cac0de1
 from __future__ import annotations
 import numbers
+from dataclasses import fields
 import numpy as np
 
 # %% auto #0
-__all__ = ['check_int', 'check_real', 'check_flag', 'check_option', 'check_weights']
+__all__ = ['check_int', 'check_real', 'check_flag', 'check_option', 'check_weights', 'Settings']
 
 # %% ../nbs/00a_checks.ipynb #9eaee80a
 def check_int(name: str, value, low: int):
@@ -45,3 +46,12 @@ def check_weights(weights, n_samples: int = None) -> np.ndarray:
         raise ValueError(f"weights must be 1-D with one entry per sample ({n_samples if n_samples is not None else 'a row'}), got shape {w.shape}.")
     if not np.isfinite(w).all() or (w < 0).any(): raise ValueError("weights must be finite and non-negative.")
     return w
+
+# %% ../nbs/00a_checks.ipynb #d8f8e622
+class Settings:
+    "Base of a frozen dataclass of parameters: `of(estimator)` reads the fields off an estimator's parameters of the same names."
+    @classmethod
+    def of(cls, estimator):
+        "The settings held by `estimator.get_params()` (fields it lacks keep their defaults)."
+        params = estimator.get_params()
+        return cls(**{f.name: params[f.name] for f in fields(cls) if f.name in params})

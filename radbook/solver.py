@@ -5,11 +5,12 @@
 # %% ../nbs/03c_solver.ipynb #07db692a
 from __future__ import annotations
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 import numpy as np
 from sklearn.utils import check_random_state
 from scipy.sparse import csr_array
+from .checks import Settings
 from .cpd import cpd_from_pairwise
 from .dictionaries import DictionaryCPD
 from .datapass import Counts
@@ -486,7 +487,7 @@ def _held_out_loglik(sol, dictionaries, n_atoms, X, floor: float = _COEF_FLOOR, 
 
 # %% ../nbs/03c_solver.ipynb #de9419a8
 @dataclass(frozen=True)
-class SolverSettings:
+class SolverSettings(Settings):
     """How `solve_counts` fits and chooses: the estimator's solver parameters in one object (RAD's and JUPAD's of these
     names; `SolverSettings.of(estimator)` reads them). `init='paper'`, `rho`, `n_alt` and `accelerate=False` are there
     to reproduce the paper's algorithm."""
@@ -503,12 +504,6 @@ class SolverSettings:
     coef_floor: float = _COEF_FLOOR
     validation_fraction: float = 0.2
     verbose: int = 0
-
-    @classmethod
-    def of(cls, estimator) -> "SolverSettings":
-        "The settings held by an estimator's parameters of the same names."
-        params = estimator.get_params()
-        return cls(**{f.name: params[f.name] for f in fields(cls) if f.name in params})
 
 @dataclass
 class RADFit:

@@ -4,10 +4,11 @@
 
 # %% ../nbs/03d_steps.ipynb #cf011d2f
 from __future__ import annotations
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import partial
 import numpy as np
 from sklearn.utils import check_random_state
+from .checks import Settings
 from .dictionaries import auto_dictionary, check_dictionaries, point_mass, _few_values
 from .learn import learn_dictionaries, grid_starts, _GRID_ROWS, _GRID_ATOMS
 from .radon import feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators
@@ -50,7 +51,7 @@ def choose_pairs(pairs, n_features: int, random_state=None) -> np.ndarray:
 
 # %% ../nbs/03d_steps.ipynb #16b635ea
 @dataclass(frozen=True)
-class TableSettings:
+class TableSettings(Settings):
     """How a table is read, summarised and planned: the estimator's parameters of these names (`TableSettings.of`)."""
     dictionaries: object = 'auto'
     standardize: bool = True
@@ -58,12 +59,6 @@ class TableSettings:
     pairs: object = 'auto'
     validation_fraction: float = 0.2
     verbose: int = 0
-
-    @classmethod
-    def of(cls, estimator) -> "TableSettings":
-        "The settings held by an estimator's parameters of the same names."
-        params = estimator.get_params()
-        return cls(**{f.name: params[f.name] for f in fields(cls) if f.name in params})
 
     @property
     def automatic(self) -> bool:
