@@ -15,7 +15,7 @@ from .cpd import check_cpd
 # %% auto #0
 __all__ = ['PAPER_FAMILIES', 'DISCRETE_VALUES', 'gaussian', 'laplacian', 'PointMass', 'point_mass', 'is_atom', 'atom_spec',
            'scale_atom', 'atom_key', 'spec_logpdfs', 'atom_logpdfs', 'check_dictionaries', 'DictionaryCPD',
-           'paper_family', 'gmm_1d', 'auto_dictionary', 'auto_dictionaries']
+           'paper_family', 'peel_heavy', 'atom_floor', 'gmm_1d', 'auto_dictionary', 'auto_dictionaries']
 
 # %% ../nbs/01_dictionaries.ipynb #a8034426
 def gaussian(mean: float, sd: float):
@@ -356,6 +356,24 @@ def _heavy(counts, least: float, ratio: float = 5.0) -> np.ndarray:
     if len(ok): out[order[:ok[-1] + 1]] = True
     return out
 
+def peel_heavy(x, values, counts, heavy: float = 0.05) -> tuple:
+    """Split a feature's heavy values off its samples `x` (distinct `values`, with their `counts`): `(points, x, values)`,
+    point masses at the values that hold at least `heavy` of the rows (`_heavy`), then the rows and distinct values
+    left for continuous atoms."""
+    is_heavy = _heavy(counts, heavy * len(x)) if heavy > 0 else np.zeros(len(values), bool)
+    points = [point_mass(v) for v in values[is_heavy]]
+    if is_heavy.any(): x, values = x[~np.isin(x, values[is_heavy])], values[~is_heavy]
+    return points, x, values
+
+def atom_floor(x, values=None) -> float:
+    """The narrowest width worth an atom on feature values `x` (NaN = missing): the resolution of their distinct `values`
+    (those of `x` by default), or $10^{-3}$ of their robust spread if that is larger."""
+    x = np.asarray(x, dtype=float)
+    x = x[~np.isnan(x)]
+    q1, q3 = np.quantile(x, [0.25, 0.75])
+    spread = (q3 - q1) / 1.349 if q3 > q1 else x.std()  # robust: one outlier must not widen every atom
+    return max(1e-3 * (spread + 1e-12), _resolution(np.unique(x) if values is None else values))
+
 def _gmm_e_step(x, w, mu, var) -> tuple:
     "Per sample, the log of $\\sum_k w_k\\,\\mathcal N(x; \\mu_k, v_k)$, and the responsibilities."
     r = x[:, None] - mu
@@ -416,15 +434,10 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
     rng = check_random_state(random_state)
     extra = [gaussian(q, 1.06 * x.std() * len(x) ** (-1 / 5))  # Silverman's bandwidth for the whole sample
              for q in np.quantile(x, (np.arange(quantile_atoms) + 0.5) / quantile_atoms)] if quantile_atoms else []
-    is_heavy = _heavy(counts, heavy * len(x)) if heavy > 0 else np.zeros(len(values), bool)
-    points = [point_mass(v) for v in values[is_heavy]]  # values that hold a share of the rows: their own point masses
-    if is_heavy.any():
-        x, values = x[~np.isin(x, values[is_heavy])], values[~is_heavy]
-        if len(values) <= 2: return points + [point_mass(v) for v in values]
+    points, x, values = peel_heavy(x, values, counts, heavy)  # values that hold a share of the rows: their own point masses
+    if points and len(values) <= 2: return points + [point_mass(v) for v in values]
     if len(x) > max_fit_samples: x = rng.choice(x, max_fit_samples, replace=False)
-    q1, q3 = np.quantile(x, [0.25, 0.75])
-    spread = (q3 - q1) / 1.349 if q3 > q1 else x.std()  # robust: one outlier must not widen every atom
-    floor = max(1e-3 * (spread + 1e-12), _resolution(values))  # no atom narrower than what the data resolve
+    floor = atom_floor(x, values)  # no atom narrower than what the data resolve
     fit = lambda k: gmm_1d(x, k, reg=floor ** 2, random_state=rng.randint(2**31 - 1))
     if max_atoms is not None:  # a budget of Gaussians over all scales: the largest BIC size that keeps within it
         if isinstance(max_atoms, bool) or not isinstance(max_atoms, numbers.Integral) or max_atoms < 1:

@@ -8,12 +8,12 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
-from .dictionaries import (DictionaryCPD, atom_spec, auto_dictionary, gaussian, laplacian, point_mass,
-                                  spec_logpdfs, _few_values, _heavy, _resolution, _LOG_SQRT_2PI)
+from .dictionaries import (atom_spec, auto_dictionary, gaussian, laplacian, point_mass,
+                                  atom_floor, peel_heavy, _few_values, _LOG_SQRT_2PI)
 
 # %% auto #0
-__all__ = ['GRID_STARTS', 'atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'tied_em', 'overrelax', 'atom_floor',
-           'grid_dictionary', 'grid_starts', 'learn_dictionaries']
+__all__ = ['GRID_STARTS', 'atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'tied_em', 'overrelax', 'grid_dictionary',
+           'grid_starts', 'learn_dictionaries']
 
 # %% ../nbs/01a_learn.ipynb #5e97f650
 _LEARNABLE = ('norm', 'laplace', 'point')
@@ -209,14 +209,6 @@ def _em_loop(train, held, atoms, weights, coefs, floors, max_iter, patience, tol
     return best, scores
 
 # %% ../nbs/01a_learn.ipynb #390c2d3a
-def atom_floor(x) -> float:
-    "The narrowest width worth an atom on feature values `x`: their resolution, or $10^{-3}$ of their spread."
-    x = np.asarray(x, dtype=float)
-    x = x[~np.isnan(x)]
-    q1, q3 = np.quantile(x, [0.25, 0.75])
-    spread = (q3 - q1) / 1.349 if q3 > q1 else x.std()
-    return max(1e-3 * (spread + 1e-12), _resolution(np.unique(x)))
-
 _GRID_ROWS = 5_000  # tables of at least this many rows also try quantile grids as the EM's start ...
 _GRID_ATOMS = 12    # ... of this many atoms per continuous column
 _SELECT_ROWS = 10_000  # several starts: each is fitted on at most this many rows; the best one then on all of them
@@ -229,12 +221,8 @@ def grid_dictionary(x, kind: str = 'norm', n_atoms: int = _GRID_ATOMS, heavy: fl
     if kind not in ('norm', 'laplace'): raise ValueError(f"kind must be 'norm' or 'laplace', got {kind!r}.")
     x = np.asarray(x, dtype=float).ravel()
     x = x[~np.isnan(x)]
-    values, counts = np.unique(x, return_counts=True)
-    is_heavy = _heavy(counts, heavy * len(x)) if heavy > 0 else np.zeros(len(values), bool)
-    points = [point_mass(v) for v in values[is_heavy]]
-    if is_heavy.any():
-        x, values = x[~np.isin(x, values[is_heavy])], values[~is_heavy]
-        if len(values) <= 2: return points + [point_mass(v) for v in values]
+    points, x, values = peel_heavy(x, *np.unique(x, return_counts=True), heavy)  # as `auto_dictionary`
+    if points and len(values) <= 2: return points + [point_mass(v) for v in values]
     m = max(1, min(int(n_atoms), len(values) // 2))
     q = np.quantile(x, (np.arange(m) + 0.5) / m)
     sd = np.maximum(np.gradient(q) if m > 1 else np.array([x.std()]), atom_floor(x))
