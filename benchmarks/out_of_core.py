@@ -102,7 +102,7 @@ def run_fit(path, mode, chunk_rows):
     print(f"  mean log density of 100,000 fresh rows: fit {density.logpdf(fresh).mean():.4f}, truth {truth.logpdf(fresh).mean():.4f}")
     if mode == 'stream':
         X = np.load(path, mmap_mode='r')[:1_000_000].copy()
-        Z = (X - plan.centre) / plan.scale
+        Z = (X - plan.center) / plan.scale
         ops = plan.operators
         args = (Z, plan.pairs, ops.directions, ops.bin_lo, ops.bin_width, plan.n_bins)
         secs = {}

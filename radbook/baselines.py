@@ -447,11 +447,11 @@ class KDECV(DensityMixin, BaseEstimator):
         return float(np.mean(self.score_samples(X)))
 
     def sample(self, n_samples=1, random_state=None):
-        """Draw `n_samples` rows; returns `(X, labels)` with `labels` the index of each row's kernel centre."""
+        """Draw `n_samples` rows; returns `(X, labels)` with `labels` the index of each row's kernel center."""
         check_is_fitted(self)
         check_int('n_samples', n_samples, 1)
         rng = check_random_state(self.random_state if random_state is None else random_state)
-        centres = np.asarray(self.kde_.tree_.data)
-        labels = rng.randint(len(centres), size=int(n_samples))
-        Z = centres[labels] + self.bandwidth_ * rng.standard_normal((int(n_samples), centres.shape[1]))
+        centers = np.asarray(self.kde_.tree_.data)
+        labels = rng.randint(len(centers), size=int(n_samples))
+        Z = centers[labels] + self.bandwidth_ * rng.standard_normal((int(n_samples), centers.shape[1]))
         return Z * self.scale_ + self.mean_, labels

@@ -402,7 +402,7 @@ def gmm_1d(x, n_components: int, reg: float = 1e-6, max_iter: int = 100, tol: fl
     x = np.asarray(x, dtype=float).ravel()
     k = n_components
     _, idx = kmeans_plusplus(x[:, None], k, random_state=check_random_state(random_state))
-    resp = np.zeros((len(x), k)); resp[idx, np.arange(k)] = 1.0  # each centre owns itself: means at the centres
+    resp = np.zeros((len(x), k)); resp[idx, np.arange(k)] = 1.0  # each center owns itself: means at the centers
     w, mu, var = _gmm_m_step(x, resp, reg)
     bound = -np.inf
     for _ in range(max_iter):  # E then M; stop when the mean log-likelihood before the M-step changes by < tol

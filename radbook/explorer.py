@@ -32,7 +32,7 @@ def is_discrete(dictionary) -> bool:
     return all(atom_spec(a)[0] == 'point' for a in dictionary)
 
 def axis_cells(dictionary, n_cells: int = 60) -> tuple:
-    "`(edges, centres)` of heatmap cells for one feature: `n_cells` over the atoms' mean ± 4 sd, or one per discrete value."
+    "`(edges, centers)` of heatmap cells for one feature: `n_cells` over the atoms' mean ± 4 sd, or one per discrete value."
     if is_discrete(dictionary):
         v = np.unique([a.value for a in dictionary])
         half = np.diff(v) / 2 if len(v) > 1 else np.array([0.5])
@@ -43,7 +43,7 @@ def axis_cells(dictionary, n_cells: int = 60) -> tuple:
     return edges, (edges[:-1] + edges[1:]) / 2
 
 def data_cells(x, discrete: bool, n_cells: int = 60) -> tuple:
-    "`(edges, centres)` of heatmap cells for one column of data `x` (NaN skipped): one per value if `discrete`, else `n_cells` over its central 99%."
+    "`(edges, centers)` of heatmap cells for one column of data `x` (NaN skipped): one per value if `discrete`, else `n_cells` over its central 99%."
     x = np.asarray(x, dtype=float)
     x = x[~np.isnan(x)]
     if discrete:
@@ -67,7 +67,7 @@ def histogram_image(X, j: int, k: int, cells: tuple, discrete: tuple) -> np.ndar
     return H / max(both.sum(), 1) / np.outer(wy, wx)
 
 def marginal_image(density, j: int, k: int, cells: tuple) -> np.ndarray:
-    "Density of the `(j, k)` marginal at the cell centres `cells = (x_cells, y_cells)`: shape (n_y, n_x), for `pcolormesh`."
+    "Density of the `(j, k)` marginal at the cell centers `cells = (x_cells, y_cells)`: shape (n_y, n_x), for `pcolormesh`."
     (_, xc), (_, yc) = cells
     gx, gy = np.meshgrid(xc, yc)
     return density.marginal([j, k]).pdf(np.column_stack([gx.ravel(), gy.ravel()])).reshape(gx.shape)

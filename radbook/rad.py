@@ -159,7 +159,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         self.rank_scores_, self.smoothing_scores_ = fit.rank_scores, fit.smoothing_scores
         self.weights_, self.coefs_ = fit.weights, fit.coefs
         self.dictionaries_, self.n_bins_, self.pairs_ = plan.table, plan.n_bins, plan.pairs
-        self.center_, self.scale_ = plan.centre, plan.scale
+        self.center_, self.scale_ = plan.center, plan.scale
         if ops.directions is not None: self.directions_ = ops.directions
         self.bin_lo_, self.bin_width_ = ops.bin_lo, ops.bin_width
         self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, fit.loss_curve
@@ -259,7 +259,7 @@ class RAD(BasePairwiseDensity):
     standardize : bool, default=True
         Compute the projections on robustly standardised columns (median, IQR / 1.349), so that columns in different
         units weigh alike; the fitted density is in the data's own units either way. Features that share a
-        dictionary share their centre and scale.
+        dictionary share their center and scale.
     pairs : 'auto', 'all' or int, default='auto'
         Which feature pairs to project: 'all'; an int d >= 2, a random set with about d partners per feature
         (`random_pairs`); 'auto', all pairs up to 17 features and about 16 partners per feature beyond.
@@ -290,7 +290,7 @@ class RAD(BasePairwiseDensity):
     density_ : DictionaryCPD
         The fitted density, in the data's units (the standardisation's Jacobian is in its atoms).
     center_, scale_ : ndarray of shape (n_features,)
-        The centre and scale that standardised each column for the projections (0 and 1 with standardize=False).
+        The center and scale that standardised each column for the projections (0 and 1 with standardize=False).
     pairs_ : ndarray of shape (n_pairs, 2)
         The feature pairs projected.
     feature_names_in_ : ndarray of shape (n_features,)

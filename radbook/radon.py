@@ -142,9 +142,9 @@ def bin_edges(X, pairs, directions, n_bins: int, shared: bool = False, chunk_siz
     lo, width = pmin, (pmax - pmin) / n_bins
     flat = pmax - pmin <= 1e-12 * np.maximum(np.abs(pmin), np.abs(pmax))
     if flat.any():  # constant projection: a small interval centred on the value, in the middle bin
-        centre = 0.5 * (pmin + pmax)
-        width = np.where(flat, 1e-3 * np.maximum(1.0, np.abs(centre)) / n_bins, width)
-        lo = np.where(flat, centre - (n_bins // 2 + 0.5) * width, lo)
+        center = 0.5 * (pmin + pmax)
+        width = np.where(flat, 1e-3 * np.maximum(1.0, np.abs(center)) / n_bins, width)
+        lo = np.where(flat, center - (n_bins // 2 + 0.5) * width, lo)
     return lo, width
 
 # %% ../nbs/02_radon.ipynb #7a15dbb8

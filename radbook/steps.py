@@ -70,8 +70,8 @@ def feature_label(names, n) -> str:
     return repr(str(names[n])) if names is not None else str(n)
 
 # %% ../nbs/03d_steps.ipynb #369bdf6f
-def standard_rows(rows, centre, scale, dictionaries=None, names=None, hint=None) -> np.ndarray:
-    """Rows of the table in standard units, `(rows - centre) / scale`. With `dictionaries` (given by the user, in the
+def standard_rows(rows, center, scale, dictionaries=None, names=None, hint=None) -> np.ndarray:
+    """Rows of the table in standard units, `(rows - center) / scale`. With `dictionaries` (given by the user, in the
     table's units), values within a relative 1e-6 of a point mass are first moved onto it (`snap_discrete`), and a value
     of an all-point-mass feature that matches none raises a ValueError naming the feature (`names[n]`) and the value."""
     if dictionaries is not None:
@@ -82,7 +82,7 @@ def standard_rows(rows, centre, scale, dictionaries=None, names=None, hint=None)
             raise ValueError(f"Feature {names[n] if names is not None else n} has the value {value:g}, but its dictionary "
                              f"has only point masses and none at that value; "
                              + (f"{hint}." if hint else f"add point_mass({value:g}) to it."))
-    return standardize(rows, centre, scale)
+    return standardize(rows, center, scale)
 
 def _count_rows(rows, counter, prepare, weights=None):
     "`counter(prepare(rows))`: the counts of raw rows (a module-level function, so that Dask can send it to workers); weighted with `weights`."
@@ -104,7 +104,7 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
                      max_atoms: int = None, discrete=None, names=None, n_components: int = 8, random_state=None,
                      return_fit: bool = False) -> tuple:
     """Dictionaries and units of a table from its data-pass `Summary` alone: `(dictionaries in standard units,
-    dictionaries in the table's units, centre, scale)` (step 2 above). `discrete[n]` forces a column to point masses
+    dictionaries in the table's units, center, scale)` (step 2 above). `discrete[n]` forces a column to point masses
     (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'marginal' reads each
     continuous column's atoms off its 1-D marginal (`auto_dictionary`, at one and two times the BIC size); 'auto' (or
     'learned') fits the atoms by tied-atom EM at rank `n_components` on up to `em_rows` rows of the summary's sample
@@ -119,15 +119,15 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     if isinstance(dictionaries, str) and dictionaries in AUTO_DICTIONARIES:
         learned, fit = dictionaries != 'marginal', None
         grid = learned and K >= _GRID_ROWS  # the EM also tries quantile grids of each continuous column's values
-        centre, scale = units(base)
-        Z = standardize(base, centre, scale)
+        center, scale = units(base)
+        Z = standardize(base, center, scale)
         forced = np.zeros(N, bool) if discrete is None else np.asarray(discrete, bool)
         std, values, cols = [], [], []
         for n in range(N):
             tracked = summary.values[n]  # every distinct value with its count, when there are few
             if forced[n] or (tracked is not None and _few_values(len(tracked[0]), K, max_discrete)):
                 if tracked is None: raise ValueError(f"The summary holds no distinct values of discrete feature {n}.")
-                std.append([point_mass(float(z)) for z in standardize(tracked[0], centre[n], scale[n])])
+                std.append([point_mass(float(z)) for z in standardize(tracked[0], center[n], scale[n])])
                 values.append(tracked[0]); cols.append(std[-1])
             else:
                 seen = ~np.isnan(Z[:, n])  # a column's dictionary from the values it has
@@ -141,9 +141,9 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
             if grid: std = {'1-D mixtures': std, **grid_starts(cols, _GRID_ATOMS if max_atoms is None else min(_GRID_ATOMS, max_atoms))}
             n_atoms = max(sum(map(len, st)) for st in std.values()) if grid else sum(map(len, std))
             rows, w_em = summary.subsample(em_rows(n_atoms, len(summary.sample)))
-            std, fit = learn_dictionaries(standardize(rows, centre, scale), n_components, start=std, row_weights=w_em,
+            std, fit = learn_dictionaries(standardize(rows, center, scale), n_components, start=std, row_weights=w_em,
                                           random_state=rng)
-        out = std, table_dictionaries(std, centre, scale, values), centre, scale
+        out = std, table_dictionaries(std, center, scale, values), center, scale
         return out + (fit,) if return_fit else out
     if isinstance(dictionaries, str):
         raise ValueError(f"dictionaries must be one of {', '.join(map(repr, AUTO_DICTIONARIES))} or lists of atoms, "
@@ -151,8 +151,8 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     table = check_dictionaries(dictionaries, N)
     sample = standard_rows(base, 0.0, 1.0, table, names)  # the given point masses, checked on the sample
     ids = {}
-    centre, scale = units(sample, np.array([ids.setdefault(id(d), len(ids)) for d in table]))  # shared lists, shared units
-    out = standard_dictionaries(table, centre, scale), table, centre, scale
+    center, scale = units(sample, np.array([ids.setdefault(id(d), len(ids)) for d in table]))  # shared lists, shared units
+    out = standard_dictionaries(table, center, scale), table, center, scale
     return out + (None,) if return_fit else out
 
 # %% ../nbs/03d_steps.ipynb #46b45221
@@ -191,7 +191,7 @@ class Plan:
     n_bins: int
     dictionaries: list
     table: list
-    centre: np.ndarray
+    center: np.ndarray
     scale: np.ndarray
     warm: tuple
     pairs: np.ndarray
@@ -223,18 +223,18 @@ def plan_fit(summary: Summary, seed: int, n_bins: int, settings: TableSettings =
     rng = check_random_state(random_state)
     N = summary.n_features
     labels = [feature_label(names, n) for n in range(N)]
-    dictionaries, table, centre, scale, fit = rad_dictionaries(
+    dictionaries, table, center, scale, fit = rad_dictionaries(
         summary, settings.dictionaries, settings.standardize, settings.max_discrete,
         max_atoms=atom_budget(n_pairs(settings.pairs, N)), discrete=discrete, names=labels, n_components=rank,
         random_state=rng, return_fit=True)
-    prepare = partial(standard_rows, centre=centre, scale=scale, dictionaries=None if settings.automatic else table,
+    prepare = partial(standard_rows, center=center, scale=scale, dictionaries=None if settings.automatic else table,
                       names=labels)
     pairs = choose_pairs(settings.pairs, N, rng)
-    ops = statistics(prepare(summary.subsample(_BASE_ROWS)[0]), standardize(np.vstack([summary.lo, summary.hi]), centre, scale),
+    ops = statistics(prepare(summary.subsample(_BASE_ROWS)[0]), standardize(np.vstack([summary.lo, summary.hi]), center, scale),
                      dictionaries, pairs, n_bins, rng)
     warm = None if fit is None else (fit['coefs'], fit['weights'])  # the EM's mixture: the solver's first start
-    return Plan(seed, n_bins, dictionaries, table, centre, scale, warm, pairs, ops, prepare,
-                partial(standard_rows, centre=centre, scale=scale, dictionaries=table, names=labels,
+    return Plan(seed, n_bins, dictionaries, table, center, scale, warm, pairs, ops, prepare,
+                partial(standard_rows, center=center, scale=scale, dictionaries=table, names=labels,
                         hint="the first chunk given to partial_fit fixes the dictionaries"))
 
 def count_pass(X, plan: Plan, validation_fraction: float = 0.2, prepare=None, offset: int = 0, weights=None,

@@ -29,12 +29,12 @@ def _scale_of(x, w=None) -> float:
     return 1.0
 
 def robust_scale(X, groups=None, weights=None) -> tuple:
-    """`(centre, scale)` of every column of `X`: median and IQR/1.349 (the standard deviation, then 1, when that is 0),
+    """`(center, scale)` of every column of `X`: median and IQR/1.349 (the standard deviation, then 1, when that is 0),
     pooled over the columns of a group; with `weights` (one per row), weighted (`weighted_quantile`)."""
     X = np.asarray(X, dtype=float)
     groups = np.arange(X.shape[1]) if groups is None else np.asarray(groups)
     if groups.shape != (X.shape[1],): raise ValueError(f"groups must have one entry per column ({X.shape[1]}), got shape {groups.shape}.")
-    centre, scale = np.empty(X.shape[1]), np.empty(X.shape[1])
+    center, scale = np.empty(X.shape[1]), np.empty(X.shape[1])
     for g in np.unique(groups):
         cols = groups == g
         values = X[:, cols].ravel()
@@ -42,39 +42,39 @@ def robust_scale(X, groups=None, weights=None) -> tuple:
         keep = ~np.isnan(values) if w is None else ~np.isnan(values) & (w > 0)  # missing entries (NaN) do not count
         values, w = values[keep], (None if w is None else w[keep])
         if len(values) == 0: raise ValueError(f"Column {np.flatnonzero(cols)[0]} has no observed value (all missing).")
-        if w is None: centre[cols], scale[cols] = np.median(values), _scale_of(values)
-        else: centre[cols], scale[cols] = weighted_quantile(values, w, 0.5), _scale_of(values, w)
-    return centre, scale
+        if w is None: center[cols], scale[cols] = np.median(values), _scale_of(values)
+        else: center[cols], scale[cols] = weighted_quantile(values, w, 0.5), _scale_of(values, w)
+    return center, scale
 
-def standardize(X, centre, scale) -> np.ndarray:
-    "`(X - centre) / scale`: the one expression used for data and for point masses, so that equal values stay equal."
-    return (np.asarray(X, dtype=float) - centre) / scale
+def standardize(X, center, scale) -> np.ndarray:
+    "`(X - center) / scale`: the one expression used for data and for point masses, so that equal values stay equal."
+    return (np.asarray(X, dtype=float) - center) / scale
 
 # %% ../nbs/03a_tables.ipynb #afb95581
-def _map_dictionaries(dictionaries, centre, scale, atom_map) -> list:
-    "Apply `atom_map(atom, n)` to every atom of every feature, keeping lists shared where features share list, centre and scale."
+def _map_dictionaries(dictionaries, center, scale, atom_map) -> list:
+    "Apply `atom_map(atom, n)` to every atom of every feature, keeping lists shared where features share list, center and scale."
     out, done = [], {}
     for n, d in enumerate(dictionaries):
-        key = (id(d), float(centre[n]), float(scale[n]))
+        key = (id(d), float(center[n]), float(scale[n]))
         if key not in done: done[key] = [atom_map(a, n) for a in d]
         out.append(done[key])
     return out
 
-def standard_dictionaries(dictionaries, centre, scale) -> list:
+def standard_dictionaries(dictionaries, center, scale) -> list:
     "The dictionaries of the table's features in standard units, $z = (x - a)/b$ per feature."
     def to_standard(atom, n):
-        if isinstance(atom, PointMass): return point_mass(float(standardize(atom.value, centre[n], scale[n])))
-        return scale_atom(atom, -centre[n] / scale[n], 1.0 / scale[n])
-    return _map_dictionaries(dictionaries, centre, scale, to_standard)
+        if isinstance(atom, PointMass): return point_mass(float(standardize(atom.value, center[n], scale[n])))
+        return scale_atom(atom, -center[n] / scale[n], 1.0 / scale[n])
+    return _map_dictionaries(dictionaries, center, scale, to_standard)
 
-def table_dictionaries(dictionaries, centre, scale, values) -> list:
+def table_dictionaries(dictionaries, center, scale, values) -> list:
     "Dictionaries in standard units mapped back to the table's units; point masses take the exact table value (from `values[n]`) whose standard value they hold."
     def to_table(atom, n):
-        if not isinstance(atom, PointMass): return scale_atom(atom, centre[n], scale[n])
+        if not isinstance(atom, PointMass): return scale_atom(atom, center[n], scale[n])
         v = np.asarray(values[n], dtype=float)
-        hit = np.flatnonzero(standardize(v, centre[n], scale[n]) == atom.value)
-        return point_mass(float(v[hit[0]]) if len(hit) else float(centre[n] + scale[n] * atom.value))
-    return _map_dictionaries(dictionaries, centre, scale, to_table)
+        hit = np.flatnonzero(standardize(v, center[n], scale[n]) == atom.value)
+        return point_mass(float(v[hit[0]]) if len(hit) else float(center[n] + scale[n] * atom.value))
+    return _map_dictionaries(dictionaries, center, scale, to_table)
 
 # %% ../nbs/03a_tables.ipynb #1eb56ac5
 def snap_discrete(X, dictionaries, rtol: float = 1e-6) -> tuple:
@@ -155,6 +155,6 @@ def decode_frame(X, specs):
     return pd.DataFrame(out)
 
 # %% ../nbs/03a_tables.ipynb #9a19ba8a
-def standard_density(density: DictionaryCPD, centre, scale) -> DictionaryCPD:
+def standard_density(density: DictionaryCPD, center, scale) -> DictionaryCPD:
     "A dictionary CPD in the table's units as the density of the standardised features $z = (x - a)/b$."
-    return DictionaryCPD(density.weights, density.coefs, standard_dictionaries(density.dictionaries, centre, scale))
+    return DictionaryCPD(density.weights, density.coefs, standard_dictionaries(density.dictionaries, center, scale))
