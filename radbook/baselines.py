@@ -124,8 +124,10 @@ class DictionaryEM(TableDensityMixin, DensityMixin, BaseEstimator):
     ----------
     n_components : int, default=10
         Rank F of the CPD (the number of mixture components).
-    dictionaries : 'auto', list of atoms, or list of lists of atoms, default='auto'
-        As `RAD`: atoms chosen from the data, one list shared by all features, or one list per feature.
+    dictionaries : 'marginal', list of atoms, or list of lists of atoms, default='marginal'
+        'marginal': each column's atoms read off its 1-D marginal (`auto_dictionaries`, as RAD's 'marginal' on the raw
+        columns); one list shared by all features; or one list per feature. ('auto' is the old name of 'marginal' here,
+        deprecated: RAD's 'auto' learns its atoms.)
     n_init : int, default=8
         Number of random starts (flat-Dirichlet coefficients, uniform weights), run side by side.
     combine : {'average', 'best'}, default='average'
@@ -156,7 +158,7 @@ class DictionaryEM(TableDensityMixin, DensityMixin, BaseEstimator):
     validation_scores_ : ndarray of shape (n_init,)
         Held-out mean log-likelihood of each start at its best iteration (training log-likelihood without a split).
     """
-    def __init__(self, n_components=10, *, dictionaries='auto', n_init=8, combine='average', max_iter=500, tol=1e-6,
+    def __init__(self, n_components=10, *, dictionaries='marginal', n_init=8, combine='average', max_iter=500, tol=1e-6,
                  validation_fraction=0.2, patience=20, random_state=None):
         self.n_components, self.dictionaries, self.n_init, self.combine = n_components, dictionaries, n_init, combine
         self.max_iter, self.tol, self.validation_fraction, self.patience = max_iter, tol, validation_fraction, patience
@@ -174,7 +176,13 @@ class DictionaryEM(TableDensityMixin, DensityMixin, BaseEstimator):
         self._check_params()
         K, N = X.shape
         rng = check_random_state(self.random_state)
-        if isinstance(self.dictionaries, str) and self.dictionaries == 'auto': dictionaries = auto_dictionaries(X, random_state=rng)
+        if isinstance(self.dictionaries, str):
+            check_option('dictionaries', self.dictionaries, ('marginal', 'auto'))
+            if self.dictionaries == 'auto':
+                warnings.warn("DictionaryEM(dictionaries='auto') reads the atoms off the 1-D marginals, which is 'marginal' "
+                              "(RAD's 'auto' learns them); pass 'marginal' (the default): 'auto' goes in a later release.",
+                              DeprecationWarning, stacklevel=2)
+            dictionaries = auto_dictionaries(X, random_state=rng)
         else: dictionaries = check_dictionaries(self.dictionaries, N)
         F, S, n_val = int(self.n_components), int(self.n_init), int(round(self.validation_fraction * K))
         weights = np.full(S * F, 1.0 / F)

@@ -12,7 +12,8 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field, asdict, replace
+import warnings
+from dataclasses import dataclass, asdict, replace
 from pathlib import Path
 import numpy as np
 from .dictionaries import PAPER_FAMILIES, paper_family
@@ -24,7 +25,7 @@ from .metrics import jsd, mean_log_likelihood
 # %% auto #0
 __all__ = ['METHODS', 'CONTINUOUS_ONLY', 'FULL', 'QUICK', 'RESULT_FIELDS', 'METHOD_VERSIONS', 'STYLE', 'ExperimentConfig',
            'make_estimator', 'run_task', 'tasks', 'check_out_dir', 'run_experiment', 'write_csv', 'read_csv',
-           'summarise', 'format_table', 'plot_results', 'check_claims', 'format_claims', 'main']
+           'summarize', 'summarise', 'format_table', 'plot_results', 'check_claims', 'format_claims', 'main']
 
 # %% ../nbs/07_experiments.ipynb #de5cf800
 METHODS = ('RAD*', 'RAD', 'JUPAD', 'GMM', 'GMM-Diag', 'KDE', 'EM*')
@@ -182,7 +183,7 @@ def read_csv(path) -> list:
                  for k, v in r.items()} for r in csv.DictReader(f)]
 
 # %% ../nbs/07_experiments.ipynb #ba55b627
-def summarise(rows) -> list:
+def summarize(rows) -> list:
     "Mean JSD, min/max over trials and mean fit time per (family, method, K)."
     groups = {}
     for r in rows: groups.setdefault((r['family'], r['method'], r['K']), []).append(r)
@@ -193,9 +194,15 @@ def summarise(rows) -> list:
                         n_trials=len(rs), fit_seconds=float(np.mean([r['fit_seconds'] for r in rs]))))
     return out
 
+def summarise(rows) -> list:
+    "`summarize`'s old spelling, kept for a while (a DeprecationWarning): radbook writes summarize everywhere."
+    warnings.warn("radbook.experiments.summarise is now summarize; the old spelling goes in a later release.",
+                  DeprecationWarning, stacklevel=2)
+    return summarize(rows)
+
 def format_table(rows) -> str:
     "A plain-text table: JSD (nats, mean over trials) per family and method (rows) and K (columns)."
-    summary = summarise(rows)
+    summary = summarize(rows)
     sizes = sorted({s['K'] for s in summary})
     lines = [f"{'family':16}{'method':10}" + ''.join(f"{'K=' + str(K):>10}" for K in sizes)]
     keys = sorted({(s['family'], s['method']) for s in summary},
@@ -213,7 +220,7 @@ def plot_results(rows, path=None):
     if path is not None and 'ipykernel' not in sys.modules: matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter
-    summary = summarise(rows)
+    summary = summarize(rows)
     families = [f for f in PAPER_FAMILIES if any(s['family'] == f for s in summary)]
     fig, axes = plt.subplots(1, len(families), figsize=(3.6 * len(families), 3.2), squeeze=False)
     for ax, family in zip(axes[0], families):
@@ -236,7 +243,7 @@ def plot_results(rows, path=None):
 # %% ../nbs/07_experiments.ipynb #91aaf3f9
 def check_claims(rows) -> list:
     "For each of the paper's claims: `(claim, holds, failures)` with the (family, K, numbers) where it fails."
-    s = {(x['family'], x['method'], x['K']): x['jsd'] for x in summarise(rows)}
+    s = {(x['family'], x['method'], x['K']): x['jsd'] for x in summarize(rows)}
     cells = sorted({(f, K) for f, _, K in s})
     def compare(name, a, others):
         fails = []
