@@ -22,10 +22,11 @@ from radbook.baselines import DictionaryEM
 from radbook.dictionaries import PAPER_FAMILIES, paper_family
 from radbook.metrics import jsd
 from radbook.rad import RAD
+from radbook.solver import PaperOptions
 
 CONFIGS = {
-    'paper': dict(init='paper', accelerate=False, validation_fraction=0.0, max_iter=3000),
-    'paper+es': dict(init='paper'),
+    'paper': dict(paper_options=PaperOptions.paper(), validation_fraction=0.0, max_iter=3000),
+    'paper+es': dict(paper_options=PaperOptions(init='paper')),
     'best-of-3': dict(n_init=3, combine='best'),
     'average': dict(),
     'rank-auto': dict(n_components='auto'),

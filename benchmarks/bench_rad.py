@@ -12,6 +12,7 @@ from sklearn.mixture import GaussianMixture
 
 from radbook.dictionaries import paper_family
 from radbook.rad import RAD
+from radbook.solver import PaperOptions
 
 
 def timed(f, repeat=2):
@@ -30,7 +31,7 @@ def main(K=40_000):
     print(f"gaussian family, K={K}, N={X.shape[1]}, F=25 (best of 2 fits each)")
     print(f"  GaussianMixture(25)         {t_gmm:6.2f} s   held-out loglik {gmm.score(X_test):7.3f}")
     runs = {'RAD* (true dictionaries)': dict(dictionaries=truth.dictionaries),
-            'RAD* Monte Carlo R, 2000':   dict(dictionaries=truth.dictionaries, radon='monte_carlo'),
+            'RAD* Monte Carlo R, 2000':   dict(dictionaries=truth.dictionaries, paper_options=PaperOptions(radon='monte_carlo')),
             'RAD (auto dictionaries)':    dict()}
     for name, kw in runs.items():
         t, rad = timed(lambda: RAD(25, random_state=0, **kw).fit(X))

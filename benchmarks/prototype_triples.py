@@ -40,7 +40,7 @@ from radbook.metrics import jsd
 from radbook.optim import project_simplex
 from radbook.datapass import held_out_rows
 from radbook.rad import RAD
-from radbook.solver import rad_losses, rad_solve
+from radbook.solver import PaperOptions, rad_losses, rad_solve
 from radbook.steps import TableSettings, auto_bins, count_pass, plan_fit, summary_pass
 
 
@@ -196,8 +196,9 @@ def fit_rad3(X, dictionaries, F, seed, w3, n_triples=56, M3=40, n_init=8, triple
     t3v = triple_counts(X[held], triples, D, lo, width, n_bins)
     loss = TripleLoss(pair_fit, R3, triples, t3f / counts.n_fit, w3)
     val, full = loss.with_target(pair_val, t3v / counts.n_val), loss.with_target(pair_full, (t3f + t3v) / K)
-    sol = rad_solve(loss, F, val=val, full=full, init=est.init, combine=est.combine, max_iter=est.max_iter, tol=est.tol,
-                    patience=est.patience, accelerate=est.accelerate, rho=est.rho, n_alt=est.n_alt, random_state=rng,
+    o = PaperOptions()  # RAD's defaults
+    sol = rad_solve(loss, F, val=val, full=full, init=o.init, combine=est.combine, max_iter=est.max_iter, tol=est.tol,
+                    patience=est.patience, accelerate=o.accelerate, rho=o.rho, n_alt=o.n_alt, random_state=rng,
                     precondition=est.precondition, n_init=est.n_init)
     if return_parts: return sol, dict(loss=loss, val=val, full=full, R3=R3, D=D, lo=lo, width=width, triples=triples)
     return sol

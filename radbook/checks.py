@@ -48,10 +48,14 @@ def check_weights(weights, n_samples: int = None) -> np.ndarray:
     return w
 
 # %% ../nbs/00a_checks.ipynb #d8f8e622
+def _unset(value) -> bool:
+    "Whether a keyword on its way out was left at its placeholder default, 'deprecated'."
+    return isinstance(value, str) and value == 'deprecated'
+
 class Settings:
     "Base of a frozen dataclass of parameters: `of(estimator)` reads the fields off an estimator's parameters of the same names."
     @classmethod
     def of(cls, estimator):
-        "The settings held by `estimator.get_params()` (fields it lacks keep their defaults)."
+        "The settings held by `estimator.get_params()`; fields it lacks, or whose keyword is 'deprecated' (unset), keep their defaults."
         params = estimator.get_params()
-        return cls(**{f.name: params[f.name] for f in fields(cls) if f.name in params})
+        return cls(**{f.name: params[f.name] for f in fields(cls) if f.name in params and not _unset(params[f.name])})

@@ -12,7 +12,7 @@ from .radon import bin_edges, bin_index
 from .checks import check_int
 from .steps import Operators
 from .solver import _RANK_GRID, _COEF_FLOOR
-from .rad import BasePairwiseDensity
+from .rad import BasePairwiseDensity, _DEPRECATED
 
 # %% auto #0
 __all__ = ['discretize_dictionary', 'feature_bins', 'histogram_operators', 'pair_histograms', 'histogram_statistics', 'JUPAD']
@@ -100,10 +100,12 @@ class JUPAD(BasePairwiseDensity):
         Required. One list shared by all features, one list per feature, or 'auto' (as `RAD`).
     n_bins : int, default=60
         Bins per feature (the paper: 50-100, fixed whatever the sample size).
-    n_components, init, n_init, combine, max_iter, tol, validation_fraction, patience, accelerate, rho, n_alt,
-    smoothing, n_components_grid, max_discrete, standardize, pairs, coef_floor, precondition, random_state,
-    verbose
-        As `RAD`: they set the same solver (the loss here is over 2-D histograms instead of projections).
+    n_components, n_init, combine, max_iter, tol, validation_fraction, patience, smoothing, n_components_grid,
+    max_discrete, standardize, pairs, coef_floor, precondition, paper_options, random_state, verbose
+        As `RAD`: they set the same solver (the loss here is over 2-D histograms instead of projections); of
+        `paper_options`, the operators' fields (`radon`, `n_mc`) do not apply (JUPAD's operators are exact).
+    init, accelerate, rho, n_alt : deprecated
+        The fields of `paper_options`; given here, they still set them, with a FutureWarning.
 
     Attributes
     ----------
@@ -115,16 +117,18 @@ class JUPAD(BasePairwiseDensity):
     validation_curve_, smoothing_, smoothing_scores_, rank_scores_, center_, scale_, pairs_
         As `RAD`.
     """
-    def __init__(self, n_components=10, *, dictionaries=None, n_bins=60, init='random', n_init=8, combine='average',
-                 max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, accelerate=True, rho=1.0, n_alt=10,
-                 smoothing=0.0, n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='all',
-                 coef_floor=_COEF_FLOOR, precondition=False, random_state=None, verbose=0):
+    def __init__(self, n_components=10, *, dictionaries=None, n_bins=60, n_init=8, combine='average', max_iter=3000,
+                 tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0, n_components_grid=_RANK_GRID,
+                 max_discrete=16, standardize=True, pairs='all', coef_floor=_COEF_FLOOR, precondition=False,
+                 paper_options=None, random_state=None, verbose=0, init=_DEPRECATED, accelerate=_DEPRECATED,
+                 rho=_DEPRECATED, n_alt=_DEPRECATED):
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
-        self.n_components, self.dictionaries, self.n_bins, self.init = n_components, dictionaries, n_bins, init
+        self.n_components, self.dictionaries, self.n_bins = n_components, dictionaries, n_bins
         self.n_init, self.combine, self.max_iter, self.tol = n_init, combine, max_iter, tol
-        self.validation_fraction, self.patience, self.accelerate, self.rho = validation_fraction, patience, accelerate, rho
-        self.n_alt, self.smoothing, self.n_components_grid = n_alt, smoothing, n_components_grid
-        self.coef_floor, self.precondition, self.random_state, self.verbose = coef_floor, precondition, random_state, verbose
+        self.validation_fraction, self.patience, self.smoothing = validation_fraction, patience, smoothing
+        self.n_components_grid, self.coef_floor, self.precondition = n_components_grid, coef_floor, precondition
+        self.paper_options, self.random_state, self.verbose = paper_options, random_state, verbose
+        self.init, self.accelerate, self.rho, self.n_alt = init, accelerate, rho, n_alt
 
     def _bins(self, n_samples) -> int:
         "The number of bins per feature (fixed whatever the sample size), checked."
@@ -134,7 +138,7 @@ class JUPAD(BasePairwiseDensity):
                             "or 'auto' to choose them from the data.")
         return int(self.n_bins)
 
-    def _statistics(self):
+    def _statistics(self, options):
         "JUPAD's statistics step: 2-D histograms (`histogram_statistics`) in place of RAD's projections."
         return histogram_statistics
 

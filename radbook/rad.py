@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import importlib
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from functools import partial
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
@@ -18,10 +18,10 @@ from threadpoolctl import threadpool_limits
 from .dictionaries import DictionaryCPD
 from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize, Summary
 from .density import TableDensityMixin
-from .checks import check_int, check_real, check_flag, check_option, check_weights
+from .checks import _unset, check_int, check_real, check_flag, check_option, check_weights
 from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_fit, count_pass, radon_statistics,
                            auto_bins)
-from .solver import SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
+from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 
 # %% auto #0
 __all__ = ['BasePairwiseDensity', 'RAD']
@@ -35,11 +35,14 @@ class _Stream:
     counts: Counts
     rows: int
     rng: object
+    options: PaperOptions
+
+_DEPRECATED = 'deprecated'  # the default of keywords on their way out: set, they still work, with a FutureWarning
 
 class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
     """The base of RAD and JUPAD: a dictionary-CPD density fitted to statistics of every pair of features, as the
     pipeline of notebook `03d_steps` (summary, plan, counts) and the solve step of `03c_solver`. A subclass gives
-    `__init__` and two hooks: `_bins(n_samples)`, the number of bins, and `_statistics()`, the statistics step of
+    `__init__` and two hooks: `_bins(n_samples)`, the number of bins, and `_statistics(options)`, the statistics step of
     `plan_fit` (RAD's projections, JUPAD's 2-D histograms); the rest (`fit`, `partial_fit`, and everything the fitted
     density serves, `TableDensityMixin`) is written here once."""
     def _ranks(self) -> tuple:
@@ -57,16 +60,28 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         check_int('n_components', self.n_components, 1)
         return (int(self.n_components),)
 
-    def _check_solver_params(self):
-        "Checks shared with estimators that reuse RAD's solver (JUPAD)."
+    def _paper_options(self) -> PaperOptions:
+        "`paper_options` (None: `PaperOptions()`) with the deprecated keywords that set its fields applied, checked."
+        options = PaperOptions() if self.paper_options is None else self.paper_options
+        if not isinstance(options, PaperOptions):
+            raise TypeError(f"paper_options must be a PaperOptions or None, got {options!r}.")
+        old = {f.name: getattr(self, f.name) for f in fields(PaperOptions) if not _unset(getattr(self, f.name, _DEPRECATED))}
+        if old:
+            warnings.warn(f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in old.items())}): these keywords moved to "
+                          f"paper_options=PaperOptions({', '.join(f'{k}={v!r}' for k, v in old.items())}) and go in a later "
+                          "release.", FutureWarning, stacklevel=4)
+            options = replace(options, **old)
+        return options.check()
+
+    def _solver_settings(self, options: PaperOptions) -> SolverSettings:
+        "The solver's settings from the parameters and `options`, checked (shared with JUPAD)."
         check_int('n_init', self.n_init, 1)
-        check_int('max_iter', self.max_iter, 1); check_int('patience', self.patience, 1); check_int('n_alt', self.n_alt, 0)
-        check_real('tol', self.tol, 0, np.inf); check_real('rho', self.rho, 0, np.inf)
+        check_int('max_iter', self.max_iter, 1); check_int('patience', self.patience, 1)
+        check_real('tol', self.tol, 0, np.inf)
         check_real('validation_fraction', self.validation_fraction, 0, 0.5)
         check_real('coef_floor', self.coef_floor, 0, 0.5)
         self._ranks()
-        check_option('init', self.init, ('random', 'paper')); check_option('combine', self.combine, ('average', 'best'))
-        check_flag('accelerate', self.accelerate); check_flag('precondition', self.precondition)
+        check_option('combine', self.combine, ('average', 'best')); check_flag('precondition', self.precondition)
         check_int('verbose', self.verbose, 0)
         if isinstance(self.smoothing, str):
             if self.smoothing != 'auto': raise ValueError(f"smoothing must be a number >= 0 or 'auto', got {self.smoothing!r}.")
@@ -74,6 +89,8 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                 raise ValueError("smoothing='auto' chooses by held-out counts and needs validation_fraction > 0.")
         else:
             check_real('smoothing', self.smoothing, 0, np.inf)
+        return replace(SolverSettings.of(self), init=options.init, accelerate=options.accelerate, rho=options.rho,
+                       n_alt=options.n_alt)
 
     def _check_table_params(self):
         "Checks of how the table is read (shared with JUPAD)."
@@ -126,32 +143,33 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         if not w.sum() > 0: raise ValueError("sample_weight sums to zero: no row would count.")
         return w
 
-    def _begin(self, X, seed: int, rng, weights=None) -> _Stream:
+    def _begin(self, X, seed: int, rng, options: PaperOptions, weights=None) -> _Stream:
         "Steps 1 to 4 (summary, plan, counts) of a fit or of a stream's first chunk."
         table, names = TableSettings.of(self), getattr(self, 'feature_names_in_', None)
         discrete = [c.discrete for c in self._columns] if self._columns is not None else None
         summary = summary_pass(X, seed, table, discrete, names, weights)
         self.n_features_in_ = summary.n_features
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
-        plan = plan_fit(summary, seed, n_bins, table, self._statistics(), discrete, names, rank=self._ranks()[len(self._ranks()) // 2],
+        plan = plan_fit(summary, seed, n_bins, table, self._statistics(options), discrete, names, rank=self._ranks()[len(self._ranks()) // 2],
                         random_state=rng)
         counts = count_pass(X, plan, self.validation_fraction, weights=weights, progress=self.verbose > 0)
-        return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng))
+        return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng), options)
 
     def _fit(self, X, weights=None):
-        self._check_solver_params(); self._check_table_params()
+        options = self._paper_options()
+        settings = self._solver_settings(options); self._check_table_params()
         self._stream = None  # a fit starts afresh: partial_fit afterwards starts a new stream
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(2**31 - 1))  # the rows' own random numbers (sample, split): the same however X is cut
-        return self._solve(self._begin(X, seed, rng, weights), rng)
+        return self._solve(self._begin(X, seed, rng, options, weights), rng, settings)
 
-    def _solve(self, stream: _Stream, rng):
+    def _solve(self, stream: _Stream, rng, settings: SolverSettings):
         "Steps 5 to 7 (`solve_counts`) from the stream's counts, and the fitted attributes."
         plan, ops = stream.plan, stream.plan.operators
         fit = solve_counts(ops.Rs, ops.group, plan.pairs, plan.dictionaries, stream.counts, self.n_components,
-                           self.smoothing, self.n_components_grid, SolverSettings.of(self),
+                           self.smoothing, self.n_components_grid, settings,
                            held=plan.prepare(stream.summary.held_out), held_weight=stream.summary.held_weights(),
-                           warm=plan.warm if self.init == 'random' else None, random_state=rng)
+                           warm=plan.warm if settings.init == 'random' else None, random_state=rng)
         if not fit.converged:
             warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
                           ConvergenceWarning)
@@ -183,9 +201,10 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         weights = self._sample_weight(sample_weight, X)
         with threadpool_limits(1, user_api='blas'):
             if stream is None:
-                self._check_solver_params(); self._check_table_params()
+                options = self._paper_options()
+                self._solver_settings(options); self._check_table_params()
                 rng = check_random_state(self.random_state)
-                stream = self._begin(X, int(rng.randint(2**31 - 1)), rng, weights)
+                stream = self._begin(X, int(rng.randint(2**31 - 1)), rng, options, weights)
             else:
                 plan, n = stream.plan, stream.rows
                 stream.summary += summarize(check_chunk(X), n, plan.seed, float(self.validation_fraction),
@@ -193,7 +212,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                 stream.counts += count_pass(X, plan, self.validation_fraction, prepare=plan.check, offset=n, weights=weights,
                                             progress=self.verbose > 0)
                 stream.rows += len(X)
-            self._solve(stream, copy.deepcopy(stream.rng))  # every call's solve starts from the same random stream
+            self._solve(stream, copy.deepcopy(stream.rng), self._solver_settings(stream.options))  # each solve: the same random stream
             self._stream = stream
         return self
 
@@ -220,8 +239,6 @@ class RAD(BasePairwiseDensity):
         Number M of random projection directions (shared by all pairs).
     n_bins : int or 'auto', default='auto'
         Bins per direction; 'auto' is ceil(n_samples ** (1/3)) as in the paper.
-    init : {'random', 'paper'}, default='random'
-        'random': `n_init` Dirichlet starts; 'paper': simplex least squares + SPA + J2 alternation (one start).
     n_init : int, default=8
         Number of random starts.
     combine : {'average', 'best'}, default='average'
@@ -235,16 +252,6 @@ class RAD(BasePairwiseDensity):
         Share of the samples held out to stop early and choose the start; 0 minimises J1 to convergence.
     patience : int, default=100
         Iterations without held-out improvement before a run stops.
-    accelerate : bool, default=True
-        Nesterov momentum in projected gradient descent (False: the paper's plain Armijo steps).
-    rho : float, default=1.0
-        Weight of the coupling term of J2 (init='paper').
-    n_alt : int, default=10
-        Alternations of the paper's start.
-    radon : {'exact', 'monte_carlo'}, default='exact'
-        How the R_jk are computed.
-    n_mc : int, default=2000
-        Samples per atom pair for radon='monte_carlo'.
     smoothing : float >= 0 or 'auto', default=0.0
         Weight of a ridge penalty pulling every column of every B_n towards uniform weights; 'auto' picks it from
         (0, 0.01, 0.1, 1) by the held-out loss J1 (four fits, each from a quarter of the starts as for
@@ -271,6 +278,12 @@ class RAD(BasePairwiseDensity):
         Scale the step of each component's coefficients by its weight (`component_steps`): light components then fit
         as fast as heavy ones. Measured: on real tables (breast_cancer, fair) a higher held-out log-likelihood and a
         faster fit; on the paper's families at their true rank a higher JSD (notebook 04, "The solver").
+    paper_options : PaperOptions or None, default=None
+        The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
+        (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).
+        `PaperOptions.paper()` is the paper's solver.
+    init, accelerate, rho, n_alt, radon, n_mc : deprecated
+        The fields of `paper_options`; given here, they still set them, with a FutureWarning.
     random_state : int, RandomState or None, default=None
         Seeds directions, the split, the starts and sampling.
     verbose : int, default=0
@@ -321,23 +334,22 @@ class RAD(BasePairwiseDensity):
         Held-out mean log-likelihood of each rank tried, from its search fit (a quarter of the starts; n_components='auto'
         only; empty otherwise).
     """
-    def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', init='random',
-                 n_init=8, combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100,
-                 accelerate=True, rho=1.0, n_alt=10, radon='exact', n_mc=2000, smoothing=0.0,
+    def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', n_init=8,
+                 combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0,
                  n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
-                 precondition=False, random_state=None, verbose=0):
+                 precondition=False, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
+                 accelerate=_DEPRECATED, rho=_DEPRECATED, n_alt=_DEPRECATED, radon=_DEPRECATED, n_mc=_DEPRECATED):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
-        self.init, self.n_init, self.combine, self.max_iter, self.tol = init, n_init, combine, max_iter, tol
-        self.validation_fraction, self.patience, self.accelerate, self.rho = validation_fraction, patience, accelerate, rho
-        self.n_alt, self.radon, self.n_mc, self.random_state, self.verbose = n_alt, radon, n_mc, random_state, verbose
+        self.n_init, self.combine, self.max_iter, self.tol = n_init, combine, max_iter, tol
+        self.validation_fraction, self.patience, self.random_state, self.verbose = validation_fraction, patience, random_state, verbose
         self.smoothing, self.n_components_grid, self.coef_floor = smoothing, n_components_grid, coef_floor
-        self.precondition = precondition
+        self.precondition, self.paper_options = precondition, paper_options
+        self.init, self.accelerate, self.rho, self.n_alt, self.radon, self.n_mc = init, accelerate, rho, n_alt, radon, n_mc
 
     def _bins(self, n_samples) -> int:
         "The number of bins per direction for `n_samples` rows (frequency weights count), checked."
-        check_int('n_projections', self.n_projections, 1); check_int('n_mc', self.n_mc, 1)
-        check_option('radon', self.radon, ('exact', 'monte_carlo'))
+        check_int('n_projections', self.n_projections, 1)
         if isinstance(self.n_bins, str):
             if self.n_bins != 'auto': raise ValueError(f"n_bins must be a positive integer or 'auto', got {self.n_bins!r}.")
             n_bins = auto_bins(n_samples)
@@ -348,9 +360,9 @@ class RAD(BasePairwiseDensity):
                              f"least {2 * n_bins}; decrease n_bins or give more samples.")
         return n_bins
 
-    def _statistics(self):
+    def _statistics(self, options: PaperOptions):
         "The statistics step of `plan_fit` (JUPAD swaps it): random projections and their $R_{jk}$."
-        return partial(radon_statistics, n_projections=self.n_projections, radon=self.radon, n_mc=self.n_mc)
+        return partial(radon_statistics, n_projections=self.n_projections, radon=options.radon, n_mc=options.n_mc)
 
 # %% ../nbs/04_rad.ipynb #f674539d
 _MOVED = {name: 'steps' for name in ('standard_rows', 'em_rows', 'rad_dictionaries', 'atom_budget')}

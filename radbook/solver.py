@@ -10,7 +10,7 @@ from functools import partial
 import numpy as np
 from sklearn.utils import check_random_state
 from scipy.sparse import csr_array
-from .checks import Settings
+from .checks import Settings, check_flag, check_int, check_option, check_real
 from .cpd import cpd_from_pairwise
 from .dictionaries import DictionaryCPD
 from .datapass import Counts
@@ -19,7 +19,7 @@ from .optim import project_simplex, simplex_lstsq, pgd_batch
 # %% auto #0
 __all__ = ['RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve',
            'merge_solutions', 'histograms', 'rad_losses', 'climb_ranks', 'select_candidate', 'floor_coefs',
-           'SolverSettings', 'RADFit', 'solve_counts']
+           'SolverSettings', 'RADFit', 'PaperOptions', 'solve_counts']
 
 # %% ../nbs/03c_solver.ipynb #238c5548
 _DENSE_INCIDENCE = 4096  # `_incidence` matrices up to this many entries stay dense (a sparse product costs more calls)
@@ -489,8 +489,8 @@ def _held_out_loglik(sol, dictionaries, n_atoms, X, floor: float = _COEF_FLOOR, 
 @dataclass(frozen=True)
 class SolverSettings(Settings):
     """How `solve_counts` fits and chooses: the estimator's solver parameters in one object (RAD's and JUPAD's of these
-    names; `SolverSettings.of(estimator)` reads them). `init='paper'`, `rho`, `n_alt` and `accelerate=False` are there
-    to reproduce the paper's algorithm."""
+    names, and the fields of their `paper_options`: `SolverSettings.of(estimator)` reads them). `init`, `accelerate`,
+    `rho` and `n_alt` are there to reproduce the paper's algorithm (`PaperOptions`)."""
     init: str = 'random'
     n_init: int = 8
     combine: str = 'average'
@@ -505,6 +505,13 @@ class SolverSettings(Settings):
     validation_fraction: float = 0.2
     verbose: int = 0
 
+    @classmethod
+    def of(cls, estimator) -> "SolverSettings":
+        "The settings of an estimator's parameters of these names, its `paper_options` (if any) included."
+        settings, options = super().of(estimator), getattr(estimator, 'paper_options', None)
+        if options is None: return settings
+        return replace(settings, init=options.init, accelerate=options.accelerate, rho=options.rho, n_alt=options.n_alt)
+
 @dataclass
 class RADFit:
     "What `solve_counts` returns: the fitted mixture (coefficients floored), the candidate chosen and how it was found."
@@ -518,6 +525,32 @@ class RADFit:
     converged: bool
     loss_curve: list
     validation_curve: list
+
+# %% ../nbs/03c_solver.ipynb #24e807b1
+@dataclass(frozen=True)
+class PaperOptions:
+    """The paper's algorithm, kept to reproduce it (RAD's and JUPAD's `paper_options`): its start (`init='paper'`:
+    simplex least squares per pair, SPA, then `n_alt` alternations with $J_2$ of coupling weight `rho`), plain Armijo
+    steps (`accelerate=False`) and Monte Carlo operators (`radon='monte_carlo'`, `n_mc` draws per atom pair). The
+    defaults are radbook's: random starts, accelerated steps, exact operators."""
+    init: str = 'random'
+    accelerate: bool = True
+    rho: float = 1.0
+    n_alt: int = 10
+    radon: str = 'exact'
+    n_mc: int = 2000
+
+    @classmethod
+    def paper(cls, **changes) -> "PaperOptions":
+        "The paper's solver: its start and plain Armijo steps (with `changes`, e.g. `radon='monte_carlo'`)."
+        return cls(**{'init': 'paper', 'accelerate': False, **changes})
+
+    def check(self) -> "PaperOptions":
+        "`self`, after checking every field (a ValueError names the bad one)."
+        check_option('init', self.init, ('random', 'paper')); check_flag('accelerate', self.accelerate)
+        check_real('rho', self.rho, 0, np.inf); check_int('n_alt', self.n_alt, 0)
+        check_option('radon', self.radon, ('exact', 'monte_carlo')); check_int('n_mc', self.n_mc, 1)
+        return self
 
 # %% ../nbs/03c_solver.ipynb #f9ff00bf
 def solve_counts(Rs, group, pairs, dictionaries, counts: Counts, n_components=10, smoothing=0.0, grid=_RANK_GRID,

@@ -6,7 +6,7 @@ from radbook.dictionaries import DictionaryCPD, auto_dictionaries, gaussian, lap
 from radbook.metrics import jsd
 from radbook.radon import bin_edges, feature_pairs, radon_operators, random_directions
 from radbook.rad import RAD
-from radbook.solver import RadonLoss, rad_solve
+from radbook.solver import PaperOptions, RadonLoss, rad_solve
 from models import small_model
 
 
@@ -60,7 +60,7 @@ def test_accuracy_at_10k_samples_with_true_dictionaries(family):
     assert np.mean(values) <= TARGETS[family], f"{family}: JSD {values}"
 
 
-PAPER = dict(init='paper', accelerate=False, validation_fraction=0.0, max_iter=3000)  # the paper's algorithm
+PAPER = dict(paper_options=PaperOptions.paper(), validation_fraction=0.0, max_iter=3000)  # the paper's algorithm
 
 
 @pytest.mark.filterwarnings('ignore::sklearn.exceptions.ConvergenceWarning')

@@ -6,6 +6,7 @@ from sklearn.exceptions import NotFittedError
 
 from radbook.dictionaries import gaussian, paper_family
 from radbook.rad import RAD
+from radbook.solver import PaperOptions
 
 FAST = dict(n_projections=8, n_init=1, max_iter=100, random_state=0)
 
@@ -72,10 +73,11 @@ def test_atoms_that_are_not_distributions(data, atom):
 
 @pytest.mark.parametrize('params, name', [
     (dict(n_components=0), 'n_components'), (dict(n_projections=-3), 'n_projections'),
-    (dict(n_bins=0), 'n_bins'), (dict(n_bins='many'), 'n_bins'), (dict(init='spa'), 'init'),
-    (dict(radon='fast'), 'radon'), (dict(validation_fraction=0.9), 'validation_fraction'),
+    (dict(n_bins=0), 'n_bins'), (dict(n_bins='many'), 'n_bins'),
+    (dict(paper_options=PaperOptions(init='spa')), 'init'), (dict(paper_options=PaperOptions(radon='fast')), 'radon'),
+    (dict(paper_options='paper'), 'paper_options must be a PaperOptions'), (dict(validation_fraction=0.9), 'validation_fraction'),
     (dict(tol=-1.0), 'tol'), (dict(n_init=0), 'n_init'), (dict(dictionaries='guess'), "'auto'"),
-    (dict(accelerate='no'), 'accelerate'), (dict(verbose='loud'), 'verbose'), (dict(smoothing=-1.0), 'smoothing'),
+    (dict(paper_options=PaperOptions(accelerate='no')), 'accelerate'), (dict(verbose='loud'), 'verbose'), (dict(smoothing=-1.0), 'smoothing'),
 ])
 def test_bad_hyperparameters(data, params, name):
     kwargs = {**FAST, **params}
@@ -99,7 +101,7 @@ def test_wrong_feature_count_at_score_time(data):
 def test_paper_init_with_too_many_components(data):
     truth = paper_family('mixed', random_state=0)
     with pytest.raises(ValueError, match="init='paper'"):
-        RAD(40, dictionaries=truth.dictionaries, init='paper', **FAST).fit(data)
+        RAD(40, dictionaries=truth.dictionaries, paper_options=PaperOptions.paper(accelerate=True), **FAST).fit(data)
 
 
 def test_iteration_cap_warns_and_keeps_the_last_iterate(data):
@@ -107,3 +109,11 @@ def test_iteration_cap_warns_and_keeps_the_last_iterate(data):
     with pytest.warns(ConvergenceWarning, match='max_iter=4'):
         rad = RAD(2, n_projections=8, n_init=1, max_iter=4, random_state=0).fit(data)
     assert rad.converged_ is False and rad.n_iter_ == 4 + 5  # the last of 4 iterations, then at least 5 of refit on all data
+
+
+def test_the_old_solver_keywords_still_work_with_a_warning(data):
+    # init, accelerate, rho, n_alt, radon, n_mc moved to paper_options: the old keywords give the same fit, and warn
+    new = RAD(2, paper_options=PaperOptions.paper(rho=0.5), **FAST).fit(data)
+    with pytest.warns(FutureWarning, match=r"paper_options=PaperOptions\(init='paper', accelerate=False, rho=0.5\)"):
+        old = RAD(2, init='paper', accelerate=False, rho=0.5, **FAST).fit(data)
+    np.testing.assert_array_equal(old.weights_, new.weights_)

@@ -15,7 +15,7 @@ from radbook.dictionaries import DictionaryCPD, gaussian, laplacian, paper_famil
 from radbook.metrics import jsd
 from radbook.radon import bin_index, feature_pairs
 from radbook.rad import RAD
-from radbook.solver import RadonLoss, rad_solve
+from radbook.solver import PaperOptions, RadonLoss, rad_solve
 from models import small_model
 
 
@@ -377,7 +377,7 @@ def test_nan_and_wrong_shapes(name, small_data):
     (lambda: JUPAD(2), 'JUPAD needs dictionaries'),
     (lambda: JUPAD(0, dictionaries=DICT), 'n_components'),
     (lambda: JUPAD(2, dictionaries=DICT, n_bins=2.5), 'n_bins'),
-    (lambda: JUPAD(2, dictionaries=DICT, init='spa'), 'init'),
+    (lambda: JUPAD(2, dictionaries=DICT, paper_options=PaperOptions(init='spa')), 'init'),
     (lambda: JUPAD(2, dictionaries=DICT, validation_fraction=0.8), 'validation_fraction'),
     (lambda: JUPAD(2, dictionaries=[DICT] * 2), 'one list per feature'),
     (lambda: JUPAD(2, dictionaries=[gaussian(0, 1), 'x']), 'not a distribution'),

@@ -16,6 +16,7 @@ import pytest
 
 from radbook.dictionaries import paper_family
 from radbook.rad import RAD
+from radbook.solver import PaperOptions
 
 HERE = Path(__file__).parent
 RECORD = HERE / 'fingerprints.json'
@@ -71,7 +72,7 @@ def case_rad_auto():
 
 def case_rad_paper():
     truth, X, Y = _family('gaussian', 1000)
-    est = RAD(truth.n_components, dictionaries=truth.dictionaries, init='paper', accelerate=False,
+    est = RAD(truth.n_components, dictionaries=truth.dictionaries, paper_options=PaperOptions.paper(),
               validation_fraction=0.0, max_iter=200, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
