@@ -152,7 +152,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
         plan = plan_fit(summary, seed, n_bins, table, self._statistics(options), discrete, names, rank=self._ranks()[len(self._ranks()) // 2],
                         random_state=rng)
-        counts = count_pass(X, plan, self.validation_fraction, weights=weights, progress=self.verbose > 0)
+        counts = count_pass(X, plan, self.validation_fraction, sample_weight=weights, progress=self.verbose > 0)
         return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng), options)
 
     def _fit(self, X, weights=None):
@@ -209,7 +209,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                 plan, n = stream.plan, stream.rows
                 stream.summary += summarize(check_chunk(X), n, plan.seed, float(self.validation_fraction),
                                             caps=stream.summary.caps, k=stream.summary.k, weights=weights)  # more held-out rows
-                stream.counts += count_pass(X, plan, self.validation_fraction, prepare=plan.check, offset=n, weights=weights,
+                stream.counts += count_pass(X, plan, self.validation_fraction, prepare=plan.check, offset=n, sample_weight=weights,
                                             progress=self.verbose > 0)
                 stream.rows += len(X)
             self._solve(stream, copy.deepcopy(stream.rng), self._solver_settings(stream.options))  # each solve: the same random stream

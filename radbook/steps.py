@@ -200,14 +200,14 @@ class Plan:
     check: object
 
 def summary_pass(X, seed: int, settings: TableSettings = TableSettings(), discrete=None, names=None,
-                 weights=None) -> Summary:
+                 sample_weight=None) -> Summary:
     """Step 1, the first data pass (`summarize` over the chunks of `X`): distinct values are tracked for the columns that
     automatic dictionaries may make discrete (all of a `discrete[n]` column). Refuses fewer than 2 rows or features and a
-    column with no observed value (named by `names`)."""
+    column with no observed value (named by `names`); `sample_weight`: one frequency weight per row."""
     caps = (0 if not settings.automatic else settings.max_discrete if discrete is None
             else [_NO_CAP if d else settings.max_discrete for d in discrete])
     summary = data_pass(X, partial(summarize, seed=seed, validation_fraction=float(settings.validation_fraction), caps=caps),
-                        progress=settings.verbose > 0, desc='summary', weights=weights)
+                        progress=settings.verbose > 0, desc='summary', weights=sample_weight)
     K, N = summary.n_samples, summary.n_features
     if N < 2: raise ValueError(f"RAD fits pairs of features and needs at least 2 features, got {N}.")
     if K < 2: raise ValueError(f"RAD needs at least 2 samples, got {K}.")
@@ -237,11 +237,11 @@ def plan_fit(summary: Summary, seed: int, n_bins: int, settings: TableSettings =
                 partial(standard_rows, center=center, scale=scale, dictionaries=table, names=labels,
                         hint="the first chunk given to partial_fit fixes the dictionaries"))
 
-def count_pass(X, plan: Plan, validation_fraction: float = 0.2, prepare=None, offset: int = 0, weights=None,
+def count_pass(X, plan: Plan, validation_fraction: float = 0.2, prepare=None, offset: int = 0, sample_weight=None,
                progress: bool = False) -> Counts:
     """Step 4, the second data pass: the training and held-out counts of the rows of `X` (rows numbered from `offset` for
-    the split, each put to standard units by `prepare`, by default `plan.prepare`), weighted by `weights`."""
+    the split, each put to standard units by `prepare`, by default `plan.prepare`), weighted by `sample_weight`."""
     fn = partial(split_counts, counter=partial(_count_rows, counter=plan.operators.counter, prepare=prepare or plan.prepare),
                  seed=plan.seed, validation_fraction=float(validation_fraction))
     if offset: fn = partial(_offset_rows, fn=fn, offset=offset)
-    return data_pass(X, fn, progress=progress, desc='counts', weights=weights)
+    return data_pass(X, fn, progress=progress, desc='counts', weights=sample_weight)

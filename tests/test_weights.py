@@ -26,7 +26,7 @@ def test_weight_two_counts_as_a_duplicated_row():
     seed = int(rng.randint(2**31 - 1))
     plan = plan_fit(summary_pass(repeated, seed, table), seed, auto_bins(len(repeated)), table, rank=truth.n_components,
                     random_state=rng)
-    by_weight, by_copy = count_pass(X, plan, 0.0, weights=w.astype(float)), count_pass(repeated, plan, 0.0)
+    by_weight, by_copy = count_pass(X, plan, 0.0, sample_weight=w.astype(float)), count_pass(repeated, plan, 0.0)
     np.testing.assert_array_equal(by_weight.total, by_copy.total)
     np.testing.assert_array_equal(histograms(by_weight.total), histograms(by_copy.total))
     ops = plan.operators
