@@ -182,6 +182,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         self.bin_lo_, self.bin_width_ = ops.bin_lo, ops.bin_width
         self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, fit.loss_curve
         self.validation_curve_ = fit.validation_curve
+        self.n_samples_seen_ = stream.counts.n_samples
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, plan.table)
         return self
 
@@ -310,6 +311,8 @@ class RAD(BasePairwiseDensity):
         Column names, when `X` was a DataFrame with string column names.
     n_features_in_ : int
         Number of features seen in `fit`.
+    n_samples_seen_ : int
+        Rows counted: those of `fit`, or of every `partial_fit` call so far.
     n_bins_ : int
         Bins per direction used.
     directions_ : ndarray of shape (n_projections, 2)
