@@ -20,6 +20,9 @@ def impute_rows(density: DictionaryCPD, X, sample_posterior: bool = False, rando
     """`X` (n_samples, n_features) with its NaN entries filled from `density` given each row's observed entries: the
     conditional mean (continuous features), the conditional mode (features whose atoms are all point masses), or, with
     `sample_posterior`, a draw from the conditional density of the row's missing entries."""
+    if not isinstance(density, DictionaryCPD):
+        raise ValueError(f"Imputation needs a dictionary CPD in the table's units, got {type(density).__name__}: a shaped fit's "
+                         "conditional means have no closed form; fit the estimator with shape=None to impute.")
     X = np.array(X, dtype=float)
     missing = np.isnan(X)
     rows = np.flatnonzero(missing.any(axis=1))

@@ -20,7 +20,8 @@ from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize,
 from .density import TableDensityMixin
 from .checks import _unset, check_int, check_real, check_flag, check_option, check_weights
 from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_fit, count_pass, radon_statistics,
-                           auto_bins)
+                           auto_bins, discrete_columns)
+from .shape import Shape, ShapedDensity, shape_step, _shaped_rows, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 
 # %% auto #0
@@ -36,8 +37,13 @@ class _Stream:
     rows: int
     rng: object
     options: PaperOptions
+    shape: Shape
 
 _DEPRECATED = 'deprecated'  # the default of keywords on their way out: set, they still work, with a FutureWarning
+
+def _through(shape: Shape, prepare):
+    "Rows to the fit's standard units through `shape` (`prepare` itself when the shape is the identity)."
+    return prepare if shape.identity else partial(_shaped_rows, shape=shape, prepare=prepare)
 
 class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
     """The base of RAD and JUPAD: a dictionary-CPD density fitted to statistics of every pair of features, as the
@@ -102,6 +108,12 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         if isinstance(self.dictionaries, str) and self.dictionaries not in AUTO_DICTIONARIES:
             raise ValueError(f"dictionaries must be one of {', '.join(map(repr, AUTO_DICTIONARIES))} or lists of atoms, "
                              f"got {self.dictionaries!r}.")
+        kind = getattr(self, 'shape', None)
+        if kind is not None:
+            check_option('shape', kind, _SHAPES)
+            if not TableSettings.of(self).automatic:
+                raise ValueError(f"shape={kind!r} maps the columns before the dictionaries are built, so it needs RAD's own "
+                                 "dictionaries ('auto' or 'marginal'); given atoms are in the table's units: use shape=None.")
 
     def _input(self, X):
         "What `fit` reads: a chunked source as it is (memmap, Dask array, iterable of chunks), anything else as a float table (`_table`)."
@@ -149,11 +161,15 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         discrete = [c.discrete for c in self._columns] if self._columns is not None else None
         summary = summary_pass(X, seed, table, discrete, names, weights)
         self.n_features_in_ = summary.n_features
+        kind = getattr(self, 'shape', None)
+        shape = Shape(summary.n_features) if kind is None else shape_step(
+            summary, kind, np.flatnonzero(~discrete_columns(summary, self.max_discrete, discrete)))
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
-        plan = plan_fit(summary, seed, n_bins, table, self._statistics(options), discrete, names, rank=self._ranks()[len(self._ranks()) // 2],
-                        random_state=rng)
-        counts = count_pass(X, plan, self.validation_fraction, sample_weight=weights, progress=self.verbose > 0)
-        return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng), options)
+        plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
+                        rank=self._ranks()[len(self._ranks()) // 2], random_state=rng)
+        counts = count_pass(X, plan, self.validation_fraction, prepare=_through(shape, plan.prepare), sample_weight=weights,
+                            progress=self.verbose > 0)
+        return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng), options, shape)
 
     def _fit(self, X, weights=None):
         options = self._paper_options()
@@ -168,7 +184,8 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         plan, ops = stream.plan, stream.plan.operators
         fit = solve_counts(ops.Rs, ops.group, plan.pairs, plan.dictionaries, stream.counts, self.n_components,
                            self.smoothing, self.n_components_grid, settings,
-                           held=plan.prepare(stream.summary.held_out), held_weight=stream.summary.held_weights(),
+                           held=plan.prepare(stream.shape.map_summary(stream.summary).held_out),
+                           held_weight=stream.summary.held_weights(),
                            warm=plan.warm if settings.init == 'random' else None, random_state=rng)
         if not fit.converged:
             warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
@@ -184,6 +201,8 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         self.validation_curve_ = fit.validation_curve
         self.n_samples_seen_ = stream.counts.n_samples
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, plan.table)
+        self.shape_ = None if stream.shape.identity else stream.shape
+        if self.shape_ is not None: self.density_ = ShapedDensity(self.density_, self.shape_)
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):
@@ -210,7 +229,8 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                 plan, n = stream.plan, stream.rows
                 stream.summary += summarize(check_chunk(X), n, plan.seed, float(self.validation_fraction),
                                             caps=stream.summary.caps, k=stream.summary.k, weights=weights)  # more held-out rows
-                stream.counts += count_pass(X, plan, self.validation_fraction, prepare=plan.check, offset=n, sample_weight=weights,
+                stream.counts += count_pass(X, plan, self.validation_fraction, prepare=_through(stream.shape, plan.check),
+                                            offset=n, sample_weight=weights,
                                             progress=self.verbose > 0)
                 stream.rows += len(X)
             self._solve(stream, copy.deepcopy(stream.rng), self._solver_settings(stream.options))  # each solve: the same random stream
@@ -279,6 +299,11 @@ class RAD(BasePairwiseDensity):
         Scale the step of each component's coefficients by its weight (`component_steps`): light components then fit
         as fast as heavy ones. Measured: on real tables (breast_cancer, fair) a higher held-out log-likelihood and a
         faster fit; on the paper's families at their true rank a higher JSD (notebook 04, "The solver").
+    shape : {None, 'columns', 'whiten'}, default=None
+        Map the table before fitting (notebook `03f_shape`): 'columns', a Yeo-Johnson transform of each continuous column
+        (every marginal, conditional and missing entry stays exact); 'whiten', then PCA whitening of the smooth
+        continuous columns together (for strongly dependent columns; a part of that group cannot be marginalised or
+        missing). The density is read back in the table's units with the map's Jacobian. Needs RAD's own dictionaries.
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
         (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).
@@ -311,6 +336,9 @@ class RAD(BasePairwiseDensity):
         Column names, when `X` was a DataFrame with string column names.
     n_features_in_ : int
         Number of features seen in `fit`.
+    shape_ : Shape or None
+        The fitted map of the rows (shape='columns' or 'whiten'); `dictionaries_`, `center_` and `scale_` of the mapped
+        columns are then in its space, and `density_` is a `ShapedDensity`.
     n_samples_seen_ : int
         Rows counted: those of `fit`, or of every `partial_fit` call so far.
     n_bins_ : int
@@ -340,14 +368,14 @@ class RAD(BasePairwiseDensity):
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', n_init=8,
                  combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0,
                  n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
-                 precondition=False, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
+                 precondition=False, shape=None, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
                  accelerate=_DEPRECATED, rho=_DEPRECATED, n_alt=_DEPRECATED, radon=_DEPRECATED, n_mc=_DEPRECATED):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
         self.n_init, self.combine, self.max_iter, self.tol = n_init, combine, max_iter, tol
         self.validation_fraction, self.patience, self.random_state, self.verbose = validation_fraction, patience, random_state, verbose
         self.smoothing, self.n_components_grid, self.coef_floor = smoothing, n_components_grid, coef_floor
-        self.precondition, self.paper_options = precondition, paper_options
+        self.precondition, self.shape, self.paper_options = precondition, shape, paper_options
         self.init, self.accelerate, self.rho, self.n_alt, self.radon, self.n_mc = init, accelerate, rho, n_alt, radon, n_mc
 
     def _bins(self, n_samples) -> int:

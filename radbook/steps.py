@@ -17,8 +17,8 @@ from .tables import robust_scale, standardize, standard_dictionaries, table_dict
 
 # %% auto #0
 __all__ = ['AUTO_DICTIONARIES', 'auto_bins', 'atom_budget', 'pair_degree', 'n_pairs', 'choose_pairs', 'TableSettings',
-           'feature_label', 'standard_rows', 'em_rows', 'rad_dictionaries', 'Operators', 'radon_statistics', 'Plan',
-           'summary_pass', 'plan_fit', 'count_pass']
+           'feature_label', 'standard_rows', 'em_rows', 'discrete_columns', 'rad_dictionaries', 'Operators',
+           'radon_statistics', 'Plan', 'summary_pass', 'plan_fit', 'count_pass']
 
 # %% ../nbs/03d_steps.ipynb #ec9cbf2b
 def auto_bins(n_samples: int) -> int:
@@ -100,6 +100,13 @@ def em_rows(n_atoms: int, n_sample: int) -> int:
     "How many rows of the summary's sample the dictionary EM fits: `_EM_BUDGET / n_atoms`, between 10,000 and the sample."
     return int(min(n_sample, max(_BASE_ROWS, _EM_BUDGET // max(n_atoms, 1))))
 
+def discrete_columns(summary: Summary, max_discrete: int = 16, discrete=None) -> np.ndarray:
+    """Which columns RAD's own dictionaries make discrete (one point mass per value): those forced by `discrete[n]`
+    (categories), and those whose distinct values the summary holds and are few (`_few_values`)."""
+    forced = np.zeros(summary.n_features, bool) if discrete is None else np.asarray(discrete, bool)
+    return np.array([forced[n] or (v is not None and _few_values(len(v[0]), summary.n_samples, max_discrete))
+                     for n, v in enumerate(summary.values)], dtype=bool)
+
 def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool = True, max_discrete: int = 16,
                      max_atoms: int = None, discrete=None, names=None, n_components: int = 8, random_state=None,
                      return_fit: bool = False) -> tuple:
@@ -121,11 +128,11 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
         grid = learned and K >= _GRID_ROWS  # the EM also tries quantile grids of each continuous column's values
         center, scale = units(base)
         Z = standardize(base, center, scale)
-        forced = np.zeros(N, bool) if discrete is None else np.asarray(discrete, bool)
+        is_discrete = discrete_columns(summary, max_discrete, discrete)
         std, values, cols = [], [], []
         for n in range(N):
             tracked = summary.values[n]  # every distinct value with its count, when there are few
-            if forced[n] or (tracked is not None and _few_values(len(tracked[0]), K, max_discrete)):
+            if is_discrete[n]:
                 if tracked is None: raise ValueError(f"The summary holds no distinct values of discrete feature {n}.")
                 std.append([point_mass(float(z)) for z in standardize(tracked[0], center[n], scale[n])])
                 values.append(tracked[0]); cols.append(std[-1])
