@@ -21,7 +21,7 @@ from .density import TableDensityMixin
 from .checks import _unset, check_int, check_real, check_flag, check_option, check_weights
 from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_fit, count_pass, radon_statistics,
                            auto_bins, discrete_columns)
-from .shape import Shape, ShapedDensity, shape_step, _shaped_rows, _SHAPES
+from .shape import Shape, ShapedDensity, choose_shape, shape_step, _shaped_rows, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 
 # %% auto #0
@@ -110,7 +110,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                              f"got {self.dictionaries!r}.")
         kind = getattr(self, 'shape', None)
         if kind is not None:
-            check_option('shape', kind, _SHAPES)
+            check_option('shape', kind, _SHAPES + ('auto',))
             if not TableSettings.of(self).automatic:
                 raise ValueError(f"shape={kind!r} maps the columns before the dictionaries are built, so it needs RAD's own "
                                  "dictionaries ('auto' or 'marginal'); given atoms are in the table's units: use shape=None.")
@@ -161,15 +161,22 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         discrete = [c.discrete for c in self._columns] if self._columns is not None else None
         summary = summary_pass(X, seed, table, discrete, names, weights)
         self.n_features_in_ = summary.n_features
-        kind = getattr(self, 'shape', None)
-        shape = Shape(summary.n_features) if kind is None else shape_step(
-            summary, kind, np.flatnonzero(~discrete_columns(summary, self.max_discrete, discrete)))
+        shape = self._shape_step(summary, discrete)
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
                         rank=self._ranks()[len(self._ranks()) // 2], random_state=rng)
         counts = count_pass(X, plan, self.validation_fraction, prepare=_through(shape, plan.prepare), sample_weight=weights,
                             progress=self.verbose > 0)
         return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng), options, shape)
+
+    def _shape_step(self, summary, discrete) -> Shape:
+        "The map of the rows (`shape`; the identity for None), learned from the summary over the continuous columns."
+        kind, self.shape_scores_ = getattr(self, 'shape', None), {}
+        if kind is None: return Shape(summary.n_features)
+        continuous = np.flatnonzero(~discrete_columns(summary, self.max_discrete, discrete))
+        if kind != 'auto': return shape_step(summary, kind, continuous)
+        shape, self.shape_scores_ = choose_shape(summary, continuous)
+        return shape
 
     def _fit(self, X, weights=None):
         options = self._paper_options()
@@ -299,11 +306,13 @@ class RAD(BasePairwiseDensity):
         Scale the step of each component's coefficients by its weight (`component_steps`): light components then fit
         as fast as heavy ones. Measured: on real tables (breast_cancer, fair) a higher held-out log-likelihood and a
         faster fit; on the paper's families at their true rank a higher JSD (notebook 04, "The solver").
-    shape : {None, 'columns', 'whiten'}, default=None
+    shape : {None, 'columns', 'whiten', 'auto'}, default=None
         Map the table before fitting (notebook `03f_shape`): 'columns', a Yeo-Johnson transform of each continuous column
         (every marginal, conditional and missing entry stays exact); 'whiten', then PCA whitening of the smooth
         continuous columns together (for strongly dependent columns; a part of that group cannot be marginalised or
-        missing). The density is read back in the table's units with the map's Jacobian. Needs RAD's own dictionaries.
+        missing). 'auto' chooses among None, 'columns' and 'whiten' by the held-out score of a quick diagonal Gaussian
+        mixture in each space (`choose_shape`). The density is read back in the table's units with the map's Jacobian.
+        Needs RAD's own dictionaries.
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
         (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).
@@ -339,6 +348,8 @@ class RAD(BasePairwiseDensity):
     shape_ : Shape or None
         The fitted map of the rows (shape='columns' or 'whiten'); `dictionaries_`, `center_` and `scale_` of the mapped
         columns are then in its space, and `density_` is a `ShapedDensity`.
+    shape_scores_ : dict
+        With shape='auto', the held-out score of each candidate shape (`shape_scores`; empty otherwise).
     n_samples_seen_ : int
         Rows counted: those of `fit`, or of every `partial_fit` call so far.
     n_bins_ : int

@@ -8,13 +8,15 @@ import copy
 from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize_scalar
+from sklearn.mixture import GaussianMixture
+from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, peel_heavy
 from .tables import robust_scale
 from .datapass import Summary, _BASE_ROWS
 
 # %% auto #0
 __all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'ShapedDensity',
-           'shape_step']
+           'shape_step', 'shape_scores', 'choose_shape']
 
 # %% ../nbs/03f_shape.ipynb #10ee3c78
 def yeo_johnson(u, lam) -> np.ndarray:
@@ -261,3 +263,37 @@ def shape_step(summary: Summary, kind: str, columns) -> Shape:
         x = rows[:, n][~np.isnan(rows[:, n])]
         return not peel_heavy(x, *np.unique(x, return_counts=True))[0]
     return fit_shape(rows, columns, kind, [n for n in columns if smooth(n)], w)
+
+# %% ../nbs/03f_shape.ipynb #a5f427d3
+_PROXY_COMPONENTS = 10  # the stand-in's components (fewer on small samples: at least 20 rows each)
+_PROXY_REG = 1e-3       # its variance floor, in standard units
+
+def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, random_state=0) -> dict:
+    """How well a mixture of products fits each candidate shape of the continuous `columns`: the held-out mean
+    log-likelihood, in the table's units (with the map's Jacobian), of a diagonal Gaussian mixture of those columns
+    fitted in the candidate's space, a quick stand-in for RAD's own fit (the same model class). Fitted on the summary's
+    sample without its held-out rows, scored on the held-out rows; rows missing a column are left out."""
+    columns = [int(n) for n in columns]
+    keep = ~np.isin(summary.sample_index, summary.held_index)
+    train, held = summary.sample[keep][:, columns], summary.held_out[:, columns]
+    rng = check_random_state(random_state)
+    if len(train) > _BASE_ROWS: train = train[np.sort(rng.choice(len(train), _BASE_ROWS, replace=False))]
+    train, held = train[~np.isnan(train).any(axis=1)], held[~np.isnan(held).any(axis=1)]
+    if not columns or len(held) < 2 or len(train) < 20: return {kind: np.nan for kind in kinds}
+    k = int(min(_PROXY_COMPONENTS, max(1, len(train) // 20)))
+    scores = {}
+    for kind in kinds:
+        shape = Shape(len(columns)) if kind is None else fit_shape(train, range(len(columns)), kind)
+        Zt, Zh = shape.transform(train), shape.transform(held)
+        m, s = Zt.mean(axis=0), np.maximum(Zt.std(axis=0), 1e-12)
+        gm = GaussianMixture(k, covariance_type='diag', reg_covar=_PROXY_REG, random_state=rng.randint(2**31 - 1))
+        gm.fit((Zt - m) / s)
+        scores[kind] = float(np.mean(gm.score_samples((Zh - m) / s) + shape.log_jacobian(held)) - np.log(s).sum())
+    return scores
+
+def choose_shape(summary: Summary, columns) -> tuple:
+    """`(shape, scores)`: the candidate (None, 'columns', 'whiten') with the best `shape_scores`, fitted on the summary
+    (`shape_step`), and the scores."""
+    scores = shape_scores(summary, columns)
+    best = max(scores, key=lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind])
+    return (Shape(summary.n_features) if best is None else shape_step(summary, best, columns)), scores
