@@ -144,6 +144,8 @@ class DictionaryEM(TableDensityMixin, DensityMixin, BaseEstimator):
         maximum-likelihood estimate).
     patience : int, default=20
         Iterations without a held-out gain larger than `tol` (relative) before a run stops.
+    unseen : float >= 0 or None, default=1.0
+        As `RAD`: the pseudo-count of discrete values never seen in fit.
     random_state : int, RandomState or None, default=None
         Seeds the split, the starts and sampling.
 
@@ -159,16 +161,17 @@ class DictionaryEM(TableDensityMixin, DensityMixin, BaseEstimator):
         Held-out mean log-likelihood of each start at its best iteration (training log-likelihood without a split).
     """
     def __init__(self, n_components=10, *, dictionaries='marginal', n_init=8, combine='average', max_iter=500, tol=1e-6,
-                 validation_fraction=0.2, patience=20, random_state=None):
+                 validation_fraction=0.2, patience=20, unseen=1.0, random_state=None):
         self.n_components, self.dictionaries, self.n_init, self.combine = n_components, dictionaries, n_init, combine
         self.max_iter, self.tol, self.validation_fraction, self.patience = max_iter, tol, validation_fraction, patience
-        self.random_state = random_state
+        self.unseen, self.random_state = unseen, random_state
 
     def _check_params(self):
         check_int('n_components', self.n_components, 1); check_int('n_init', self.n_init, 1)
         check_int('max_iter', self.max_iter, 1); check_int('patience', self.patience, 1)
         check_real('tol', self.tol, 0, np.inf); check_real('validation_fraction', self.validation_fraction, 0, 0.5)
         check_option('combine', self.combine, ('average', 'best'))
+        if self.unseen is not None: check_real('unseen', self.unseen, 0, np.inf)
 
     def fit(self, X, y=None):
         """Fit the density to `X`, array-like of shape (n_samples, n_features); `y` is ignored."""
@@ -200,7 +203,7 @@ class DictionaryEM(TableDensityMixin, DensityMixin, BaseEstimator):
                 w, c, n_iter, stop, scores = em_run(dens, weights, coefs, S, self.max_iter, tol=self.tol)
         kept = np.arange(S) if self.combine == 'average' else np.array([int(np.argmax(scores))])
         cols = (kept[:, None] * F + np.arange(F)).ravel()
-        self.n_components_, self.dictionaries_ = F, dictionaries
+        self.n_components_, self.dictionaries_, self.n_samples_seen_ = F, dictionaries, K
         self.weights_ = w[cols] / len(kept)
         self.coefs_ = [B[:, cols] for B in c]
         self.n_iter_, self.validation_scores_ = n_iter, scores

@@ -9,11 +9,12 @@ import warnings
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data, check_array, _check_feature_names, _check_n_features
 from .datapass import is_dask_array, _dask_rows
+from .dictionaries import PointMass
 from .tables import snap_discrete, is_frame, encode_frame, decode_frame
 from .steps import feature_label
 
 # %% auto #0
-__all__ = ['read_table', 'TableDensityMixin']
+__all__ = ['read_table', 'unseen_terms', 'TableDensityMixin']
 
 # %% ../nbs/03e_density.ipynb #13b6e4b0
 def read_table(X, estimator=None) -> tuple:
@@ -22,6 +23,46 @@ def read_table(X, estimator=None) -> tuple:
     Z, columns = encode_frame(X) if is_frame(X) else (X, None)
     return check_array(Z, dtype=np.float64, ensure_min_samples=2, ensure_min_features=2, ensure_all_finite='allow-nan',
                        estimator=estimator), columns
+
+# %% ../nbs/03e_density.ipynb #6792fb24
+def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pseudo_count=1.0) -> tuple:
+    r"""What a discrete column's values never seen in fit are worth: `(X, extra, impossible)`. Each all-point-mass column
+    gives `pseudo_count` rows' worth of its probability to the unseen, $\epsilon = \alpha / (K + \alpha)$ for $K$ =
+    `n_seen` fitted rows: an integer column spreads it evenly over its unseen integers inside its fitted range (half of
+    it when there are such gaps) and lets the rest decay by half per step beyond either end ($\epsilon_{out}\,2^{-d-1}$
+    at distance $d$); a boolean's other value takes all of it, and so does one pseudo-category for a categorical column
+    (`columns[n].kind`). Every component
+    gives an unseen value the same probability, so the row's density is that share times the density of its other
+    entries: unseen entries come back as NaN, and `extra` holds per row the log of the shares of its unseen entries.
+    Seen values keep their fitted probabilities, so the density of a column sums to $1 + \epsilon$ over all its values
+    (a pseudo-count on top of the fit: 0.1% at 1,000 rows), and `marginal` and `conditional` agree with the scores.
+    `impossible` marks the entries with no unseen mass (a non-integer column, `pseudo_count=None`)."""
+    X = np.array(X, dtype=float)
+    extra, impossible = np.zeros(len(X)), np.zeros(X.shape, bool)
+    if pseudo_count is None:
+        return X, extra, np.array(unseen, bool)
+    for n, d in enumerate(dictionaries):
+        if not d or not all(isinstance(a, PointMass) for a in d): continue
+        values = np.array([a.value for a in d])
+        eps = pseudo_count / (n_seen + pseudo_count)
+        kind = None if columns is None else columns[n].kind
+        if kind == 'category': share = lambda x: np.ones(len(x))
+        elif kind == 'bool': share = lambda x: np.where(np.isin(x, [0.0, 1.0]), 1.0, 0.0)
+        elif np.all(values == np.round(values)):
+            lo, hi = values.min(), values.max()
+            gaps = (hi - lo + 1) - len(np.unique(values))
+            inside = 0.5 if gaps > 0 else 0.0
+            def share(x, lo=lo, hi=hi, gaps=gaps, inside=inside):  # the share of eps at each unseen value x
+                d = np.maximum(lo - x, x - hi)  # steps beyond the range (<= 0 inside)
+                out = (1 - inside) * 0.5 ** (np.maximum(d, 1) + 1)
+                return np.where(x != np.round(x), 0.0, np.where(d > 0, out, inside / max(gaps, 1)))
+        else: share = lambda x: np.zeros(len(x))
+        miss = unseen[:, n]
+        q = share(X[miss, n])
+        with np.errstate(divide='ignore'): extra[np.flatnonzero(miss)] += np.where(q > 0, np.log(eps * q), 0.0)
+        impossible[np.flatnonzero(miss)[q == 0], n] = True
+        X[miss, n] = np.nan
+    return X, extra, impossible
 
 # %% ../nbs/03e_density.ipynb #3ac92965
 class TableDensityMixin:
@@ -68,24 +109,41 @@ class TableDensityMixin:
         check_is_fitted(self)
         return decode_frame(Z, self._columns) if self._columns is not None else np.asarray(Z)
 
+    def _unseen(self, X) -> tuple:
+        "Rows read (`_table`), snapped onto the point masses, and `unseen_terms` of their values never seen in fit, with a warning."
+        raw = X
+        Z, unseen = snap_discrete(self._table(X, reset=False), self.dictionaries_)
+        n_seen = getattr(self, 'n_samples_seen_', None)  # without it, no pseudo-count: unseen values have probability 0
+        Z_, extra, impossible = unseen_terms(Z, unseen, self.dictionaries_, self._columns, n_seen or 1.0,
+                                             getattr(self, 'unseen', 1.0) if n_seen else None)
+        if unseen.any():
+            n = int(np.flatnonzero(unseen.any(axis=0))[0])
+            row = int(np.flatnonzero(unseen[:, n])[0])
+            label = raw.iloc[row, n] if is_frame(raw) else f"{Z[row, n]:g}"
+            kind = 'category' if self._columns is not None and self._columns[n].kind == 'category' else 'value'
+            worth = (f"{int(impossible.any(axis=1).sum())} of them have no unseen mass and a log density of -inf"
+                     if impossible.any() else "their density counts those entries as unseen (the `unseen` pseudo-count)")
+            warnings.warn(f"{int(unseen.any(axis=1).sum())} of {len(Z)} rows hold discrete values never seen in fit (feature "
+                          f"{self._feature_name(n)} has the {kind} {label!r}, outside its {len(self.dictionaries_[n])} fitted "
+                          f"ones); {worth}.", UserWarning)
+        return Z_, extra, impossible
+
     def score_samples(self, X):
         """Log density of each row of `X`, array-like or DataFrame of shape (n_samples, n_features); returns shape (n_samples,).
 
         A missing entry (NaN, or None / NA in a DataFrame) is integrated out: the row's log density is that of its
         observed entries, exactly (the marginal). A Dask array is scored block by block (a lazy Dask array back).
-        Discrete values match the fitted ones up to a relative 1e-6 (float32 round trips). A value of a discrete feature
-        that was never seen in fit (or a new category) has probability 0: its row gets -inf, with a warning."""
+        Discrete values match the fitted ones up to a relative 1e-6 (float32 round trips). A value of a discrete column
+        never seen in fit (a new category, an integer inside the column's range) gets the share of the `unseen`
+        pseudo-count (`unseen_terms`), with a warning that names the column and the value; a value with no unseen mass
+        (outside an integer column's range, or `unseen=None`) gets -inf, with that warning."""
         check_is_fitted(self)
         if is_dask_array(X):
             return _dask_rows(X).map_blocks(self.score_samples, drop_axis=1, dtype=float)
-        X, unseen = snap_discrete(self._table(X, reset=False), self.dictionaries_)
-        if unseen.any():
-            n = int(np.flatnonzero(unseen.any(axis=0))[0])
-            seen = 'a category' if self._columns is not None and self._columns[n].kind == 'category' else 'a value'
-            warnings.warn(f"{int(unseen.any(axis=1).sum())} of {len(X)} rows hold discrete values never seen in fit (feature "
-                          f"{self._feature_name(n)} has {seen} outside its {len(self.dictionaries_[n])} fitted ones, e.g. "
-                          f"{X[np.flatnonzero(unseen[:, n])[0], n]:g}); their log density is -inf.", UserWarning)
-        return self.density_.logpdf(X)
+        Z, extra, impossible = self._unseen(X)
+        out = self.density_.logpdf(Z) + extra
+        out[impossible.any(axis=1)] = -np.inf
+        return out
 
     def score(self, X, y=None):
         """Mean log density of the rows of `X` (as `GaussianMixture.score`); `y` is ignored."""
@@ -93,10 +151,14 @@ class TableDensityMixin:
 
     def predict_proba(self, X):
         """Posterior probability of each mixture component given each row of `X`: shape (n_samples, n_components_), from
-        the row's observed entries (missing ones, NaN, are integrated out). A row that no component can produce (a
-        discrete value never seen in fit) raises a ValueError."""
+        the row's observed entries (missing ones, NaN, are integrated out; an unseen value is as likely in every
+        component, so it does not move the posterior). A row with a value of no unseen mass raises a ValueError."""
         check_is_fitted(self)
-        return self.density_.predict_proba(snap_discrete(self._table(X, reset=False), self.dictionaries_)[0])
+        Z, _, impossible = self._unseen(X)
+        if impossible.any():
+            raise ValueError(f"{int(impossible.any(axis=1).sum())} row(s) hold discrete values of probability 0 in every "
+                             "component (never seen in fit, with no unseen mass): they have no posterior.")
+        return self.density_.predict_proba(Z)
 
     def predict(self, X):
         "The most probable component of each row of `X` (`predict_proba`'s argmax): a clustering of the rows."

@@ -101,7 +101,7 @@ class JUPAD(BasePairwiseDensity):
     n_bins : int, default=60
         Bins per feature (the paper: 50-100, fixed whatever the sample size).
     n_components, n_init, combine, max_iter, tol, validation_fraction, patience, smoothing, n_components_grid,
-    max_discrete, standardize, pairs, coef_floor, precondition, paper_options, random_state, verbose
+    max_discrete, standardize, pairs, coef_floor, precondition, unseen, paper_options, random_state, verbose
         As `RAD`: they set the same solver (the loss here is over 2-D histograms instead of projections); of
         `paper_options`, the operators' fields (`radon`, `n_mc`) do not apply (JUPAD's operators are exact).
     init, accelerate, rho, n_alt : deprecated
@@ -119,7 +119,7 @@ class JUPAD(BasePairwiseDensity):
     """
     def __init__(self, n_components=10, *, dictionaries=None, n_bins=60, n_init=8, combine='average', max_iter=3000,
                  tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0, n_components_grid=_RANK_GRID,
-                 max_discrete=16, standardize=True, pairs='all', coef_floor=_COEF_FLOOR, precondition=False,
+                 max_discrete=16, standardize=True, pairs='all', coef_floor=_COEF_FLOOR, precondition=False, unseen=1.0,
                  paper_options=None, random_state=None, verbose=0, init=_DEPRECATED, accelerate=_DEPRECATED,
                  rho=_DEPRECATED, n_alt=_DEPRECATED):
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
@@ -127,6 +127,7 @@ class JUPAD(BasePairwiseDensity):
         self.n_init, self.combine, self.max_iter, self.tol = n_init, combine, max_iter, tol
         self.validation_fraction, self.patience, self.smoothing = validation_fraction, patience, smoothing
         self.n_components_grid, self.coef_floor, self.precondition = n_components_grid, coef_floor, precondition
+        self.unseen = unseen
         self.paper_options, self.random_state, self.verbose = paper_options, random_state, verbose
         self.init, self.accelerate, self.rho, self.n_alt = init, accelerate, rho, n_alt
 

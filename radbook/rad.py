@@ -89,6 +89,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         self._ranks()
         check_option('combine', self.combine, ('average', 'best')); check_flag('precondition', self.precondition)
         check_int('verbose', self.verbose, 0)
+        if self.unseen is not None: check_real('unseen', self.unseen, 0, np.inf)
         if isinstance(self.smoothing, str):
             if self.smoothing != 'auto': raise ValueError(f"smoothing must be a number >= 0 or 'auto', got {self.smoothing!r}.")
             if self.validation_fraction == 0:
@@ -313,6 +314,10 @@ class RAD(BasePairwiseDensity):
         missing). 'auto' chooses among None, 'columns' and 'whiten' by the held-out score of a quick diagonal Gaussian
         mixture in each space (`choose_shape`). The density is read back in the table's units with the map's Jacobian.
         Needs RAD's own dictionaries.
+    unseen : float >= 0 or None, default=1.0
+        Pseudo-count of values never seen in fit, per discrete column: a new category, or an integer inside an integer
+        column's fitted range, shares `unseen / (n_samples_seen_ + unseen)` of the column's probability
+        (`unseen_terms`, notebook `03e_density`), with a warning; None gives such values probability 0 (-inf).
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
         (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).
@@ -379,14 +384,14 @@ class RAD(BasePairwiseDensity):
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', n_init=8,
                  combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0,
                  n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
-                 precondition=False, shape=None, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
+                 precondition=False, shape=None, unseen=1.0, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
                  accelerate=_DEPRECATED, rho=_DEPRECATED, n_alt=_DEPRECATED, radon=_DEPRECATED, n_mc=_DEPRECATED):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
         self.n_init, self.combine, self.max_iter, self.tol = n_init, combine, max_iter, tol
         self.validation_fraction, self.patience, self.random_state, self.verbose = validation_fraction, patience, random_state, verbose
         self.smoothing, self.n_components_grid, self.coef_floor = smoothing, n_components_grid, coef_floor
-        self.precondition, self.shape, self.paper_options = precondition, shape, paper_options
+        self.precondition, self.shape, self.unseen, self.paper_options = precondition, shape, unseen, paper_options
         self.init, self.accelerate, self.rho, self.n_alt, self.radon, self.n_mc = init, accelerate, rho, n_alt, radon, n_mc
 
     def _bins(self, n_samples) -> int:

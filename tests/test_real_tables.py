@@ -74,6 +74,7 @@ def test_discrete_values_match_through_float32_and_tiny_offsets(discrete_fit):
 
 
 def test_unseen_discrete_value_warns_and_scores_minus_infinity(discrete_fit):
+    # the column's values are -1.5, -0.5, 0.5, 1.5: not integers, so an unseen value has no unseen mass
     _, X, rad = discrete_fit
     Y = X[:10].copy(); Y[3, 5] = 7.0
     with pytest.warns(UserWarning, match="never seen in fit.*feature 5"):
@@ -138,9 +139,16 @@ def test_dataframes_with_categories_round_trip():
     gentoo = sample['species'] == 'Gentoo'  # the dependence between category and mass survives the fit
     assert sample.loc[gentoo, 'mass_g'].mean() - sample.loc[~gentoo, 'mass_g'].mean() > 800
     assert (sample.loc[gentoo, 'island'] == 'Biscoe').mean() > 0.9
-    with pytest.warns(UserWarning, match="a category outside"):
+    # a category the fit never saw: one pseudo-category's share of the unseen pseudo-count, and a warning naming it
+    with pytest.warns(UserWarning, match="feature 'island' has the category 'Mars'"):
         out = rad.score_samples(frame.head(3).assign(island=['Biscoe', 'Mars', 'Dream']))
-    assert np.isneginf(out[1]) and np.isfinite(out[[0, 2]]).all()
+    eps = 1.0 / (rad.n_samples_seen_ + 1.0)
+    rest = [c for c in frame.columns if c != 'island']
+    others = rad.marginal(rest).logpdf(rad.encode(frame.head(3))[:, [list(frame.columns).index(c) for c in rest]])
+    np.testing.assert_allclose(out[1], others[1] + np.log(eps))
+    assert np.isfinite(out).all()
+    with pytest.warns(UserWarning, match="log density of -inf"):
+        assert np.isneginf(RAD(4, unseen=None, **FAST).fit(frame).score_samples(frame.head(2).assign(island='Mars'))).all()
     with pytest.raises(ValueError, match="feature names"):
         rad.score_samples(frame.rename(columns={'mass_g': 'mass'}))
 
@@ -160,3 +168,18 @@ def test_fewer_pairs_for_wide_tables():
     assert auto.bin_lo_.shape == (len(auto.pairs_), 8)
     with pytest.raises(ValueError, match="pairs"):
         RAD(2, pairs=1).fit(X)
+
+
+def test_an_integer_column_keeps_mass_for_integers_it_never_saw():
+    # counts 0..9 without 4 in fit: 4 (inside the range) and 12 (beyond it) score finite, 4.5 does not
+    rng = np.random.default_rng(0)
+    counts = rng.integers(0, 10, 3000); counts = np.where(counts == 4, 5, counts)
+    X = np.c_[counts, counts + rng.normal(0, 1, 3000)]
+    rad = RAD(4, **FAST).fit(X)
+    Y = np.array([[4.0, 4.0], [12.0, 12.0], [4.5, 4.0], [3.0, 3.0]])
+    with pytest.warns(UserWarning, match="feature 0 has the value '4'"):
+        out = rad.score_samples(Y)
+    eps = 1.0 / (rad.n_samples_seen_ + 1.0)
+    second = rad.marginal([1]).logpdf(Y[:, 1:])
+    np.testing.assert_allclose(out[:2], second[:2] + np.log([eps * 0.5, eps * 0.5 * 0.5 ** 4]))  # 1 gap; 3 steps out
+    assert np.isneginf(out[2]) and np.isfinite(out[3])
