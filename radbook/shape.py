@@ -256,12 +256,13 @@ class ShapedDensity:
 # %% ../nbs/03f_shape.ipynb #617566b8
 def shape_step(summary: Summary, kind: str, columns) -> Shape:
     """The shape of a table from its data-pass summary alone: `fit_shape` on the summary's sample (its first 10,000
-    rows), over the continuous `columns`; with `kind='whiten'` the columns without heavy values (`peel_heavy`) are
-    whitened together, while a zero-inflated or spiky column keeps its own axis."""
+    rows), over the continuous `columns`; with `kind='whiten'` the columns without heavy values (`peel_heavy`) and
+    without missing entries are whitened together, while a zero-inflated or spiky column, or one with holes, keeps its
+    own axis (so rows missing it stay exact)."""
     rows, w = summary.subsample(_BASE_ROWS)
     def smooth(n):
-        x = rows[:, n][~np.isnan(rows[:, n])]
-        return not peel_heavy(x, *np.unique(x, return_counts=True))[0]
+        x = rows[:, n]
+        return not np.isnan(x).any() and not peel_heavy(x, *np.unique(x, return_counts=True))[0]
     return fit_shape(rows, columns, kind, [n for n in columns if smooth(n)], w)
 
 # %% ../nbs/03f_shape.ipynb #a5f427d3
