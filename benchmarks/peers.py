@@ -67,6 +67,7 @@ def dequantise(X, columns=None, seed=0):
         x = np.asarray(col, dtype=float)
         v = np.unique(x[~np.isnan(x)])
         tied = len(v) < (~np.isnan(x)).sum()
+        if len(v) < 2: continue  # a constant column stays one value
         if not (columns is not None and j in columns or columns is None and len(v) > MAX_DISCRETE and tied): continue
         x = x + rng.uniform(-0.5, 0.5, len(x)) * np.median(np.diff(v))
         if frame: X[c] = x
