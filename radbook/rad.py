@@ -20,8 +20,8 @@ from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize,
 from .density import TableDensityMixin
 from .checks import _unset, check_int, check_real, check_flag, check_option, check_weights
 from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_fit, count_pass, radon_statistics,
-                           auto_bins, discrete_columns)
-from .shape import Shape, ShapedDensity, choose_shape, shape_step, _shaped_rows, _SHAPES
+                           auto_bins)
+from .shape import Shape, ShapedDensity, table_shape, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 
 # %% auto #0
@@ -40,10 +40,6 @@ class _Stream:
     shape: Shape
 
 _DEPRECATED = 'deprecated'  # the default of keywords on their way out: set, they still work, with a FutureWarning
-
-def _through(shape: Shape, prepare):
-    "Rows to the fit's standard units through `shape` (`prepare` itself when the shape is the identity)."
-    return prepare if shape.identity else partial(_shaped_rows, shape=shape, prepare=prepare)
 
 class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
     """The base of RAD and JUPAD: a dictionary-CPD density fitted to statistics of every pair of features, as the
@@ -162,22 +158,13 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         discrete = [c.discrete for c in self._columns] if self._columns is not None else None
         summary = summary_pass(X, seed, table, discrete, names, weights)
         self.n_features_in_ = summary.n_features
-        shape = self._shape_step(summary, discrete)
+        shape, self.shape_scores_ = table_shape(summary, getattr(self, 'shape', None), self.max_discrete, discrete)
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
                         rank=self._ranks()[len(self._ranks()) // 2], random_state=rng)
-        counts = count_pass(X, plan, self.validation_fraction, prepare=_through(shape, plan.prepare), sample_weight=weights,
+        counts = count_pass(X, plan, self.validation_fraction, prepare=shape.through(plan.prepare), sample_weight=weights,
                             progress=self.verbose > 0)
         return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng), options, shape)
-
-    def _shape_step(self, summary, discrete) -> Shape:
-        "The map of the rows (`shape`; the identity for None), learned from the summary over the continuous columns."
-        kind, self.shape_scores_ = getattr(self, 'shape', None), {}
-        if kind is None: return Shape(summary.n_features)
-        continuous = np.flatnonzero(~discrete_columns(summary, self.max_discrete, discrete))
-        if kind != 'auto': return shape_step(summary, kind, continuous)
-        shape, self.shape_scores_ = choose_shape(summary, continuous)
-        return shape
 
     def _fit(self, X, weights=None):
         options = self._paper_options()
@@ -237,7 +224,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                 plan, n = stream.plan, stream.rows
                 stream.summary += summarize(check_chunk(X), n, plan.seed, float(self.validation_fraction),
                                             caps=stream.summary.caps, k=stream.summary.k, weights=weights)  # more held-out rows
-                stream.counts += count_pass(X, plan, self.validation_fraction, prepare=_through(stream.shape, plan.check),
+                stream.counts += count_pass(X, plan, self.validation_fraction, prepare=stream.shape.through(plan.check),
                                             offset=n, sample_weight=weights,
                                             progress=self.verbose > 0)
                 stream.rows += len(X)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import copy
 from dataclasses import dataclass
+from functools import partial
 import numpy as np
 from scipy.optimize import minimize_scalar
 from sklearn.mixture import GaussianMixture
@@ -13,10 +14,11 @@ from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, peel_heavy
 from .tables import robust_scale
 from .datapass import Summary, _BASE_ROWS
+from .steps import discrete_columns
 
 # %% auto #0
 __all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'ShapedDensity',
-           'shape_step', 'shape_scores', 'choose_shape']
+           'shape_step', 'shape_scores', 'choose_shape', 'table_shape']
 
 # %% ../nbs/03f_shape.ipynb #10ee3c78
 def yeo_johnson(u, lam) -> np.ndarray:
@@ -146,6 +148,10 @@ class Shape:
         return Shape(len(features), [pos[self.columns[i]] for i in keep], self.center[keep], self.scale[keep],
                      self.lam[keep], self.mean[keep], self.std[keep],
                      [pos[g] for g in self.group.tolist()] if inside else None, self.W if inside else None)
+
+    def through(self, prepare):
+        "`prepare` after the map: raw rows to the fit's standard units (`prepare` itself for the identity; picklable, for Dask)."
+        return prepare if self.identity else partial(_shaped_rows, shape=self, prepare=prepare)
 
     def map_summary(self, summary: Summary) -> Summary:
         """The data pass's summary with its rows mapped (`sample`, `held_out`) and ranges to match: per-column maps are
@@ -298,3 +304,12 @@ def choose_shape(summary: Summary, columns) -> tuple:
     scores = shape_scores(summary, columns)
     best = max(scores, key=lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind])
     return (Shape(summary.n_features) if best is None else shape_step(summary, best, columns)), scores
+
+def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None) -> tuple:
+    """The estimator's shape step: `(shape, scores)` for RAD's `shape` setting `kind` (None: the identity; 'columns',
+    'whiten'; 'auto': `choose_shape`, whose scores come back), over the columns its dictionaries treat as continuous
+    (`discrete_columns`)."""
+    if kind is None: return Shape(summary.n_features), {}
+    continuous = np.flatnonzero(~discrete_columns(summary, max_discrete, discrete))
+    if kind == 'auto': return choose_shape(summary, continuous)
+    return shape_step(summary, kind, continuous), {}
