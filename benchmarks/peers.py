@@ -6,6 +6,7 @@ Run from the repository root (the peers are benchmark extras, never runtime depe
     python benchmarks/peers.py                       # every table, every method
     python benchmarks/peers.py --tables iris wine --methods 'RAD()' 'GMM search'
     python benchmarks/peers.py --plot docs/peers.png # also the picture: log-likelihood against fit time
+    python benchmarks/peers.py --from-json peers.json more.json --plot docs/peers.png  # redraw and tabulate saved rows
 
 Protocol: each table as a user loads it (DataFrames with their categories, raw units), except that tied continuous
 columns are dequantised for every method (`dequantise`; `digits_dequantised` spreads every column); 3-fold cross-validation
@@ -248,6 +249,7 @@ def plot(rows, path):
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
     tables = list(dict.fromkeys(r['table'] for r in rows))
     cols = min(4, len(tables))
     fig, axes = plt.subplots((len(tables) + cols - 1) // cols, cols, figsize=(3.4 * cols, 2.9 * ((len(tables) + cols - 1) // cols)),
@@ -258,13 +260,34 @@ def plot(rows, path):
             if r['table'] == t and np.isfinite(r['loglik']):
                 ax.errorbar(r['fit_s'], r['loglik'], yerr=r['se'], marker=markers.get(r['method'], 'x'), ls='',
                             label=r['method'], ms=8 if r['method'].startswith('RAD') else 6)
-        ax.set_xscale('log'); ax.set_title(t, fontsize=10); ax.set_xlabel('fit seconds (one fold)', fontsize=8)
+        secs = [r['fit_s'] for r in rows if r['table'] == t]
+        ax.set_xscale('log'); ax.set_xlim(10 ** np.floor(np.log10(min(secs))), 10 ** np.ceil(np.log10(max(secs))))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_title(t, fontsize=10); ax.set_xlabel('fit seconds (one fold)', fontsize=8)
         ax.tick_params(labelsize=8)
     for ax in axes.ravel()[len(tables):]: ax.axis('off')
     axes[0, 0].set_ylabel('held-out log-likelihood per row', fontsize=8)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc='lower center', ncol=len(METHODS), fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.06, 1, 1)); fig.savefig(path, dpi=110)
+    fig.tight_layout(rect=(0, 0.04, 1, 1)); fig.savefig(path, dpi=90)
+
+
+def markdown(rows) -> str:
+    "The rows as a markdown table: one line per table, held-out log-likelihood per method (fit seconds in brackets)."
+    methods = list(dict.fromkeys(r['method'] for r in rows))
+    cell = {(r['table'], r['method']): r for r in rows}
+    lines = ['| table | ' + ' | '.join(f'`{m}`' if m.startswith('RAD') else m for m in methods) + ' |',
+             '|---|' + '---:|' * len(methods)]
+    for t in dict.fromkeys(r['table'] for r in rows):
+        best = max((cell[t, m]['loglik'] for m in methods if (t, m) in cell), default=np.nan)
+        vals = []
+        for m in methods:
+            r = cell.get((t, m))
+            if r is None: vals.append(''); continue
+            v = f"{r['loglik']:.2f} ({r['fit_s']:.1f} s)"
+            vals.append(f'**{v}**' if r['loglik'] == best else v)
+        lines.append(f'| {t} | ' + ' | '.join(vals) + ' |')
+    return '\n'.join(lines)
 
 
 def main(argv=None):
@@ -273,8 +296,17 @@ def main(argv=None):
     p.add_argument('--methods', nargs='*', default=list(METHODS))
     p.add_argument('--out', default='peers.json', help='where the rows are written (JSON lines)')
     p.add_argument('--plot', default=None, help='write the picture here')
+    p.add_argument('--from-json', nargs='*', default=None, help='only redraw and tabulate rows written before')
     p.add_argument('--one', nargs=2, metavar=('TABLE', 'METHOD'), help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if a.from_json is not None:
+        rows = [json.loads(line) for f in a.from_json for line in open(f) if line.strip()]
+        keep = {(r['table'], r['method']): r for r in rows}  # later files win
+        rows = sorted(keep.values(), key=lambda r: (TABLES.index(r['table']) if r['table'] in TABLES else 99,
+                                                    METHODS.index(r['method']) if r['method'] in METHODS else 99))
+        print(markdown(rows))
+        if a.plot: plot(rows, a.plot)
+        return
     if a.one:
         print(json.dumps(run_one(*a.one))); return
     rows = []
@@ -289,6 +321,7 @@ def main(argv=None):
                   f"{row['rows_at_inf']:5d}", flush=True)
     with open(a.out, 'w') as f:
         for row in rows: f.write(json.dumps(row) + '\n')
+    print(markdown(rows))
     if a.plot: plot(rows, a.plot)
 
 
