@@ -158,7 +158,8 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         discrete = [c.discrete for c in self._columns] if self._columns is not None else None
         summary = summary_pass(X, seed, table, discrete, names, weights)
         self.n_features_in_ = summary.n_features
-        shape, self.shape_scores_ = table_shape(summary, getattr(self, 'shape', None), self.max_discrete, discrete)
+        shape, self.shape_scores_ = table_shape(summary, getattr(self, 'shape', None), self.max_discrete, discrete,
+                                                rank=self._ranks()[len(self._ranks()) // 2])
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
                         rank=self._ranks()[len(self._ranks()) // 2], random_state=rng)

@@ -9,12 +9,10 @@ from dataclasses import dataclass
 from functools import partial
 import numpy as np
 from scipy.optimize import minimize_scalar
-from sklearn.mixture import GaussianMixture
-from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, peel_heavy
-from .tables import robust_scale
+from .tables import robust_scale, standardize
 from .datapass import Summary, _BASE_ROWS
-from .steps import discrete_columns
+from .steps import discrete_columns, rad_dictionaries
 
 # %% auto #0
 __all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'ShapedDensity',
@@ -272,44 +270,49 @@ def shape_step(summary: Summary, kind: str, columns) -> Shape:
     return fit_shape(rows, columns, kind, [n for n in columns if smooth(n)], w)
 
 # %% ../nbs/03f_shape.ipynb #a5f427d3
-_PROXY_COMPONENTS = 10  # the stand-in's components (fewer on small samples: at least 20 rows each)
-_PROXY_REG = 1e-3       # its variance floor, in standard units
-
-def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, random_state=0) -> dict:
-    """How well a mixture of products fits each candidate shape of the continuous `columns`: the held-out mean
-    log-likelihood, in the table's units (with the map's Jacobian), of a diagonal Gaussian mixture of those columns
-    fitted in the candidate's space, a quick stand-in for RAD's own fit (the same model class). Fitted on the summary's
-    sample without its held-out rows, scored on the held-out rows; rows missing a column are left out."""
-    columns = [int(n) for n in columns]
+def _fitting_part(summary: Summary) -> Summary:
+    "The summary with its held-out rows taken out of its sample (so that they can score what the sample fits)."
     keep = ~np.isin(summary.sample_index, summary.held_index)
-    train, held = summary.sample[keep][:, columns], summary.held_out[:, columns]
-    rng = check_random_state(random_state)
-    if len(train) > _BASE_ROWS: train = train[np.sort(rng.choice(len(train), _BASE_ROWS, replace=False))]
-    train, held = train[~np.isnan(train).any(axis=1)], held[~np.isnan(held).any(axis=1)]
-    if not columns or len(held) < 2 or len(train) < 20: return {kind: np.nan for kind in kinds}
-    k = int(min(_PROXY_COMPONENTS, max(1, len(train) // 20)))
+    out = copy.copy(summary)
+    out.sample_index, out._sample_keys = summary.sample_index[keep], summary._sample_keys[keep]
+    out.sample, out.sample_weight = summary.sample[keep], summary.sample_weight[keep]
+    return out
+
+def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=None, max_discrete: int = 16,
+                 rank: int = 8, random_state=0) -> dict:
+    """How well RAD's own first stage fits each candidate shape of the continuous `columns`: the held-out mean
+    log-likelihood, in the table's units (the map's and the units' Jacobians added over the continuous columns), of
+    the mixture that RAD's learned dictionaries fit by tied-atom EM (`rad_dictionaries`, rank `rank`) on the summary's
+    sample without its held-out rows, scored on the held-out rows. NaN when there is nothing to compare."""
+    columns = np.asarray(columns, dtype=np.intp)
+    fitting, held = _fitting_part(summary), summary.held_out
+    if not len(columns) or len(held) < 2 or len(fitting.sample) < 20: return {kind: np.nan for kind in kinds}
     scores = {}
     for kind in kinds:
-        shape = Shape(len(columns)) if kind is None else fit_shape(train, range(len(columns)), kind)
-        Zt, Zh = shape.transform(train), shape.transform(held)
-        m, s = Zt.mean(axis=0), np.maximum(Zt.std(axis=0), 1e-12)
-        gm = GaussianMixture(k, covariance_type='diag', reg_covar=_PROXY_REG, random_state=rng.randint(2**31 - 1))
-        gm.fit((Zt - m) / s)
-        scores[kind] = float(np.mean(gm.score_samples((Zh - m) / s) + shape.log_jacobian(held)) - np.log(s).sum())
+        shape = Shape(summary.n_features) if kind is None else shape_step(fitting, kind, columns)
+        mapped = shape.map_summary(fitting)
+        std, _, center, scale, fit = rad_dictionaries(mapped, 'auto', max_discrete=max_discrete, discrete=discrete,
+                                                      n_components=rank, random_state=random_state, return_fit=True)
+        Z = standardize(shape.transform(held), center, scale)
+        seen = ~np.isnan(held[:, columns])
+        units = -(np.log(scale[columns]) * seen).sum(axis=1)
+        with np.errstate(divide='ignore'):
+            ll = DictionaryCPD(fit['weights'], fit['coefs'], std).logpdf(Z) + units + shape.log_jacobian(held)
+        scores[kind] = float(np.mean(np.maximum(ll, -700.0)))
     return scores
 
-def choose_shape(summary: Summary, columns) -> tuple:
-    """`(shape, scores)`: the candidate (None, 'columns', 'whiten') with the best `shape_scores`, fitted on the summary
-    (`shape_step`), and the scores."""
-    scores = shape_scores(summary, columns)
+def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0) -> tuple:
+    """`(shape, scores)`: the candidate (None, 'columns', 'whiten') with the best `shape_scores`, fitted on the whole
+    summary (`shape_step`), and the scores."""
+    scores = shape_scores(summary, columns, discrete=discrete, max_discrete=max_discrete, rank=rank, random_state=random_state)
     best = max(scores, key=lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind])
     return (Shape(summary.n_features) if best is None else shape_step(summary, best, columns)), scores
 
-def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None) -> tuple:
+def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None, rank: int = 8) -> tuple:
     """The estimator's shape step: `(shape, scores)` for RAD's `shape` setting `kind` (None: the identity; 'columns',
-    'whiten'; 'auto': `choose_shape`, whose scores come back), over the columns its dictionaries treat as continuous
-    (`discrete_columns`)."""
+    'whiten'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back), over the columns its
+    dictionaries treat as continuous (`discrete_columns`)."""
     if kind is None: return Shape(summary.n_features), {}
     continuous = np.flatnonzero(~discrete_columns(summary, max_discrete, discrete))
-    if kind == 'auto': return choose_shape(summary, continuous)
+    if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank)
     return shape_step(summary, kind, continuous), {}
