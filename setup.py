@@ -23,6 +23,7 @@ requirements = cfg.get('requirements', '').split()
 dev_requirements = (cfg.get('dev_requirements') or '').split()
 fast_requirements = (cfg.get('fast_requirements') or '').split()  # the compiled projection counter
 dask_requirements = (cfg.get('dask_requirements') or '').split()  # fits on a Dask cluster
+bench_requirements = (cfg.get('bench_requirements') or '').split()  # the peers of benchmarks/peers.py, never needed at run time
 min_python = cfg['min_python']
 lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 
@@ -39,7 +40,8 @@ setuptools.setup(
     packages=setuptools.find_packages(include=[cfg['lib_path'], cfg['lib_path'] + '.*']),
     include_package_data=True,
     install_requires=requirements,
-    extras_require={'dev': dev_requirements, 'fast': fast_requirements, 'dask': dask_requirements},
+    extras_require={'dev': dev_requirements, 'fast': fast_requirements, 'dask': dask_requirements,
+                    'bench': bench_requirements},
     python_requires='>=' + cfg['min_python'],
     long_description=open('README.md', encoding='utf-8').read(),
     long_description_content_type='text/markdown',

