@@ -6,6 +6,7 @@
 from __future__ import annotations
 import numbers
 import warnings
+from contextlib import contextmanager
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data, check_array, _check_feature_names, _check_n_features
 from .datapass import is_dask_array, _dask_rows
@@ -21,8 +22,19 @@ def read_table(X, estimator=None) -> tuple:
     """`(Z, columns)`: the table `X` (array-like or DataFrame, at least 2 rows and 2 columns) as a float array, NaN where
     missing, and its columns' `ColumnSpec`s (None for an array); `estimator` names the caller in scikit-learn's messages."""
     Z, columns = encode_frame(X) if is_frame(X) else (X, None)
-    return check_array(Z, dtype=np.float64, ensure_min_samples=2, ensure_min_features=2, ensure_all_finite='allow-nan',
-                       estimator=estimator), columns
+    with _text_hint(Z):
+        return check_array(Z, dtype=np.float64, ensure_min_samples=2, ensure_min_features=2, ensure_all_finite='allow-nan',
+                           estimator=estimator), columns
+
+@contextmanager
+def _text_hint(X):
+    "A ValueError from reading an array of objects that holds text gets a hint: a DataFrame keeps its categories."
+    try: yield
+    except ValueError as e:
+        if getattr(X, 'dtype', None) != object or 'could not convert' not in str(e): raise
+        raise ValueError(f"{e}: X is a numpy array of objects that holds text (a ColumnTransformer's output, say). Pass a "
+                         "DataFrame instead, e.g. with set_output(transform='pandas'): its text columns then become "
+                         "categorical columns.") from None
 
 # %% ../nbs/03e_density.ipynb #6792fb24
 def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pseudo_count=1.0) -> tuple:
@@ -81,7 +93,7 @@ class TableDensityMixin:
             return Z
         finite = 'allow-nan' if self.__sklearn_tags__().input_tags.allow_nan else True  # NaN is missing where the fit allows it
         if not is_frame(X):
-            return validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=finite)
+            with _text_hint(X): return validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=finite)
         _check_feature_names(self, X, reset=False)
         Z = encode_frame(X, self._columns)[0] if self._columns is not None else np.asarray(X, dtype=np.float64)
         Z = check_array(Z, dtype=np.float64, ensure_all_finite=finite)

@@ -262,8 +262,9 @@ def format_claims(rows) -> str:
     "The claims check as text."
     lines = []
     for name, holds, fails, n in check_claims(rows):
-        verdict = 'untested' if n == 0 else 'holds' if holds else 'fails'
-        lines.append(f"{verdict}: {name} ({n - len(fails)}/{n} cells)")
+        if n == 0: lines.append(f"untested: {name} (no cell has the methods it compares)")
+        elif holds: lines.append(f"holds: {name}, in all {n} cells")
+        else: lines.append(f"fails: {name} holds in {n - len(fails)} of {n} cells; it fails in:")
         lines += [f"    {f} K={K}: {v} vs {rivals}" for f, K, v, rivals in fails]
     return '\n'.join(lines)
 

@@ -5,6 +5,7 @@
 # %% ../nbs/03a_tables.ipynb #a25881f8
 from __future__ import annotations
 import numbers
+import warnings
 import numpy as np
 from .dictionaries import DictionaryCPD, PointMass, check_dictionaries, is_atom, point_mass, scale_atom
 
@@ -110,12 +111,20 @@ def is_frame(X) -> bool:
     "True for a pandas-like data frame (it has `columns` and `dtypes`)."
     return hasattr(X, 'columns') and hasattr(X, 'dtypes') and hasattr(X, 'iloc')
 
+_TEXT_CATEGORIES = 16  # a text column with more distinct values is checked for numbers stored as text
+
 def _column_spec(name, col):
     import pandas as pd
     if isinstance(col.dtype, pd.CategoricalDtype): return ColumnSpec(name, 'category', col.dtype, list(col.cat.categories))
     if pd.api.types.is_bool_dtype(col.dtype): return ColumnSpec(name, 'bool', col.dtype)
     if pd.api.types.is_numeric_dtype(col.dtype): return ColumnSpec(name, 'number', col.dtype)
     values = col.dropna().unique()
+    if len(values) > _TEXT_CATEGORIES:  # many distinct texts: numbers stored as text, or a column to say more about
+        if not np.isnan(pd.to_numeric(pd.Series(values), errors='coerce').to_numpy(float)).any():
+            return ColumnSpec(name, 'number', col.dtype)  # every entry parses: a number column (in its text dtype)
+        warnings.warn(f"Column {name!r} holds text with {len(values)} distinct values: it becomes a categorical column with "
+                      f"a point mass per value. If it holds numbers, convert it (pd.to_numeric); if categories are meant, "
+                      f"astype('category') says so and silences this warning.", UserWarning, stacklevel=4)
     try: categories = sorted(values)
     except TypeError: categories = sorted(values, key=str)
     return ColumnSpec(name, 'category', col.dtype, categories)
@@ -141,17 +150,22 @@ def encode_frame(frame, specs=None) -> tuple:
     return X, specs
 
 def decode_frame(X, specs):
-    "The float array `X` (e.g. samples) as a data frame with the columns, dtypes and categories of `specs`."
+    """The float array `X` (e.g. samples) as a data frame with the columns, dtypes and categories of `specs`: pandas'
+    nullable dtypes (`Int64`, `UInt8`, `Float32`, `boolean`, ...) and ordered categories included; integers are rounded
+    and held to their dtype's range."""
     import pandas as pd
     out = {}
     for n, spec in enumerate(specs):
         x = np.asarray(X)[:, n]
         if spec.kind == 'category':
-            labels = pd.Categorical.from_codes(np.clip(np.rint(x), 0, len(spec.categories) - 1).astype(int), spec.categories)
-            out[spec.name] = labels if isinstance(spec.dtype, pd.CategoricalDtype) else pd.Series(np.asarray(labels)).astype(spec.dtype)
-        elif spec.kind == 'bool': out[spec.name] = x > 0.5
-        elif pd.api.types.is_integer_dtype(spec.dtype): out[spec.name] = np.rint(x).astype(spec.dtype)
-        else: out[spec.name] = x.astype(spec.dtype)
+            codes = np.clip(np.rint(x), 0, len(spec.categories) - 1).astype(int)
+            if isinstance(spec.dtype, pd.CategoricalDtype): out[spec.name] = pd.Categorical.from_codes(codes, dtype=spec.dtype)
+            else: out[spec.name] = pd.Series(np.asarray(pd.Categorical.from_codes(codes, spec.categories))).astype(spec.dtype)
+        elif spec.kind == 'bool': out[spec.name] = pd.Series(x > 0.5).astype(spec.dtype)
+        elif pd.api.types.is_integer_dtype(spec.dtype):
+            info = np.iinfo(getattr(spec.dtype, 'numpy_dtype', spec.dtype))
+            out[spec.name] = pd.Series(np.clip(np.rint(x), info.min, info.max)).astype(spec.dtype)
+        else: out[spec.name] = pd.Series(x).astype(spec.dtype)
     return pd.DataFrame(out)
 
 # %% ../nbs/03a_tables.ipynb #9a19ba8a

@@ -183,3 +183,45 @@ def test_an_integer_column_keeps_mass_for_integers_it_never_saw():
     second = rad.marginal([1]).logpdf(Y[:, 1:])
     np.testing.assert_allclose(out[:2], second[:2] + np.log([eps * 0.5, eps * 0.5 * 0.5 ** 4]))  # 1 gap; 3 steps out
     assert np.isneginf(out[2]) and np.isfinite(out[3])
+
+
+def test_pandas_dtypes_round_trip_through_sample_and_the_imputer():
+    # nullable integers (with and without NA), unsigned, nullable floats and booleans, strings, ordered categories:
+    # sample() and RADImputer return the fitted dtypes (a nullable Int64 column raised a TypeError before)
+    from radbook.impute import RADImputer
+    rng = np.random.default_rng(0)
+    n = 400
+    base = rng.normal(size=n)
+    frame = pd.DataFrame({
+        'x': base,
+        'i64': pd.array(rng.integers(0, 5, n), dtype='Int64'),
+        'i8na': pd.array(np.where(rng.random(n) < 0.1, None, rng.integers(0, 30, n)), dtype='Int8'),
+        'u16': pd.array(rng.integers(0, 1000, n), dtype='UInt16'),
+        'f32': pd.array(base * 2 + rng.normal(size=n), dtype='Float32'),
+        'b': pd.array(np.where(rng.random(n) < 0.1, None, base > 0), dtype='boolean'),
+        's': pd.array(rng.choice(['a', 'b', 'c'], n), dtype='string'),
+        'cat': pd.Categorical(rng.choice(['lo', 'hi'], n), categories=['lo', 'hi'], ordered=True),
+    })
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        est = RAD(2, **FAST).fit(frame)
+        sample, _ = est.sample(50, random_state=0)
+        filled = RADImputer(RAD(2, **FAST)).fit(frame).transform(frame.head(40))
+    assert list(sample.dtypes) == list(frame.dtypes) and list(filled.dtypes) == list(frame.dtypes)
+    assert sample['cat'].cat.ordered and (sample['u16'] >= 0).all()
+    assert not filled.isna().any().any() and frame.head(40).isna().any().any()
+
+
+def test_numbers_stored_as_text_are_numbers_and_other_text_warns():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=300)
+    text = pd.Series([None if i % 17 == 0 else f"{v:.4f}" for i, v in enumerate(x * 3 + 10)], dtype=object)
+    frame = pd.DataFrame({'x': x, 'as_text': text})
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', UserWarning)  # numbers in text: parsed, no warning
+        est = RAD(2, **FAST).fit(frame)
+    assert est.columns_[1].kind == 'number' and not all(hasattr(a, 'value') for a in est.dictionaries_[1])
+    assert np.isfinite(est.score_samples(frame)).all()
+    words = frame.assign(as_text=[f"w{i % 40}" for i in range(300)])
+    with pytest.warns(UserWarning, match="'as_text' holds text with 40 distinct values"):
+        RAD(2, **FAST).fit(words)
