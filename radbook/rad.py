@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight
 from threadpoolctl import threadpool_limits
-from .dictionaries import DictionaryCPD
+from .dictionaries import DictionaryCPD, PointMass
 from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize, Summary
 from .density import TableDensityMixin
 from .checks import _unset, check_int, check_real, check_flag, check_option, check_weights
@@ -40,6 +40,14 @@ class _Stream:
     shape: Shape
 
 _DEPRECATED = 'deprecated'  # the default of keywords on their way out: set, they still work, with a FutureWarning
+
+def _units_offset(rows, weights, plan: Plan, shape: Shape) -> float:
+    """The mean log-Jacobian that takes log densities of `rows` (raw, weighted by `weights`) in the fit's standard units
+    to the table's: the shape's, and $-\\log$ scale of every observed continuous column (discrete ones are counted)."""
+    continuous = np.array([not all(isinstance(a, PointMass) for a in d) for d in plan.dictionaries])
+    seen = ~np.isnan(rows)
+    per_row = -(np.log(plan.scale) * (seen & continuous)).sum(axis=1) + shape.log_jacobian(rows)
+    return float(np.average(per_row, weights=weights)) if len(rows) else 0.0
 
 class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
     """The base of RAD and JUPAD: a dictionary-CPD density fitted to statistics of every pair of features, as the
@@ -187,7 +195,9 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
             warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
                           ConvergenceWarning)
         self.n_components_, self.smoothing_ = fit.n_components, fit.smoothing
-        self.rank_scores_, self.smoothing_scores_ = fit.rank_scores, fit.smoothing_scores
+        units = _units_offset(stream.summary.held_out, stream.summary.held_weights(), plan, stream.shape) if fit.rank_scores else 0.0
+        self.rank_scores_ = {F: v + units for F, v in fit.rank_scores.items()}  # in the table's units, as score
+        self.smoothing_scores_ = fit.smoothing_scores
         self.weights_, self.coefs_ = fit.weights, fit.coefs
         self.dictionaries_, self.n_bins_, self.pairs_ = plan.table, plan.n_bins, plan.pairs
         self.center_, self.scale_ = plan.center, plan.scale
@@ -366,8 +376,8 @@ class RAD(BasePairwiseDensity):
     smoothing_scores_ : dict
         Held-out J1 of each smoothing weight tried at the chosen rank (smoothing='auto' only; empty otherwise).
     rank_scores_ : dict
-        Held-out mean log-likelihood of each rank tried, from its search fit (a quarter of the starts; n_components='auto'
-        only; empty otherwise).
+        Held-out mean log-likelihood per row of each rank tried, from its search fit (a quarter of the starts), in the
+        table's units as `score` (n_components='auto' only; empty otherwise).
     """
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', n_init=8,
                  combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0,

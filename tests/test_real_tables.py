@@ -225,3 +225,26 @@ def test_numbers_stored_as_text_are_numbers_and_other_text_warns():
     words = frame.assign(as_text=[f"w{i % 40}" for i in range(300)])
     with pytest.warns(UserWarning, match="'as_text' holds text with 40 distinct values"):
         RAD(2, **FAST).fit(words)
+
+
+def test_rank_scores_are_in_the_units_of_score():
+    # a held-out log-likelihood per row in the table's units: a table in thousandths scores log(1000) lower per column
+    X = paper_family('mixed', random_state=0).sample(3000, random_state=1)[0]
+    kw = dict(n_components_grid=(2, 4), dictionaries='marginal', n_init=4, random_state=0)
+    a, b = RAD('auto', **kw).fit(X), RAD('auto', **kw).fit(X * 1000)
+    assert a.rank_scores_.keys() == b.rank_scores_.keys()
+    for F in a.rank_scores_:
+        np.testing.assert_allclose(b.rank_scores_[F] - a.rank_scores_[F], -X.shape[1] * np.log(1000), atol=1e-3)
+    assert abs(max(a.rank_scores_.values()) - a.score(X)) < 0.5  # measured: -1.91 against -1.83
+
+
+def test_model_selection_works_with_a_category_seen_once():
+    # every fold whose training part lacks the rare category scored -inf before, and the search picked blindly
+    from sklearn.model_selection import GridSearchCV
+    rng = np.random.default_rng(0)
+    cat = rng.choice(['a', 'b', 'c'], 300); cat[0] = 'rare'
+    frame = pd.DataFrame({'x': rng.normal(size=300) + (cat == 'a'), 'cat': pd.Categorical(cat)})
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        search = GridSearchCV(RAD(n_init=1, max_iter=100, random_state=0), {'n_components': [2, 4]}, cv=3).fit(frame)
+    assert np.isfinite(search.cv_results_['mean_test_score']).all()
