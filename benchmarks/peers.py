@@ -69,7 +69,7 @@ def dequantise(X, columns=None, seed=0):
     names = list(X.columns) if frame else list(range(X.shape[1]))
     for j, c in enumerate(names):
         col = X[c] if frame else X[:, j]
-        if frame and not pd.api.types.is_numeric_dtype(col.dtype) or frame and pd.api.types.is_bool_dtype(col.dtype): continue
+        if frame and (not pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype)): continue
         x = np.asarray(col, dtype=float)
         v = np.unique(x[~np.isnan(x)])
         tied = len(v) < (~np.isnan(x)).sum()

@@ -166,11 +166,12 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         discrete = [c.discrete for c in self._columns] if self._columns is not None else None
         summary = summary_pass(X, seed, table, discrete, names, weights)
         self.n_features_in_ = summary.n_features
-        shape, self.shape_scores_ = table_shape(summary, getattr(self, 'shape', None), self.max_discrete, discrete,
-                                                rank=self._ranks()[len(self._ranks()) // 2])
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
+        ranks = self._ranks()
+        rank = ranks[len(ranks) // 2]  # the dictionary EM's rank: the middle of the candidates
+        shape, self.shape_scores_ = table_shape(summary, getattr(self, 'shape', None), self.max_discrete, discrete, rank=rank)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
-                        rank=self._ranks()[len(self._ranks()) // 2], random_state=rng)
+                        rank=rank, random_state=rng)
         counts = count_pass(X, plan, self.validation_fraction, prepare=shape.through(plan.prepare), sample_weight=weights,
                             progress=self.verbose > 0)
         return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng), options, shape)
