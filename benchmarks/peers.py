@@ -16,7 +16,8 @@ columns are scored by the counting measure, continuous ones by Lebesgue measure 
 method's numbers are comparable on one table. Each (table, method) pair runs in a fresh process (its peak RSS is its
 own) on one BLAS thread. Methods:
 
-- `RAD()` and `RAD(shape='auto')`: radbook's estimator, default settings, as loaded (DataFrames as they come).
+- `RAD()`: radbook's estimator, default settings (shape='auto'), as loaded (DataFrames as they come); `RAD(shape=None)`:
+  the same on the table as it is, the paper's model (the default before version 0.0.1's issue 34).
 - `GMM search`: `GaussianMixture` with 1 to 32 components, full or diagonal covariances, chosen by BIC, on the
   standardised continuous columns; on a table with discrete columns, the **hybrid**: that mixture times independent
   add-one-smoothed frequencies of the discrete columns (what a practitioner builds in ten lines).
@@ -46,7 +47,7 @@ import numpy as np
 
 MAX_DISCRETE = 16
 _REG = 1e-4  # the mixtures' variance floor in standard units (1e-6, scikit-learn's, lets BIC pick degenerate fits on wine)
-METHODS = ('RAD()', "RAD(shape='auto')", 'GMM search', 'KDE (CV)', 'independent', 'ARF')
+METHODS = ('RAD()', 'RAD(shape=None)', 'GMM search', 'KDE (CV)', 'independent', 'ARF')
 
 
 # ---- tables ------------------------------------------------------------------------------------------------------
@@ -307,7 +308,7 @@ def run_one(table, method):
                 secs.append(time.perf_counter() - t)
             elif method.startswith('RAD'):
                 from radbook.rad import RAD
-                est = RAD(random_state=0, **({'shape': 'auto'} if 'auto' in method else {})).fit(fit)
+                est = RAD(random_state=0, **({'shape': None} if 'None' in method else {})).fit(fit)
                 secs.append(time.perf_counter() - t)
                 scores = est.score_samples(held)
             else:

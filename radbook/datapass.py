@@ -4,6 +4,7 @@
 
 # %% ../nbs/03b_datapass.ipynb #a6d654e9
 from __future__ import annotations
+import copy
 import numbers
 import operator
 import numpy as np
@@ -180,6 +181,17 @@ class Summary:
         if k >= len(self.sample): return self.sample, self.sample_weights()
         rows = _bottom(self.sample_index, self._sample_keys, self.sample, self.sample_weight, k)[2]
         return rows, None  # fewer rows than the table: drawn by weight, they stand for the weights
+
+    def without_held(self, max_rows: int = None) -> "Summary":
+        """The summary with the held-out rows taken out of its sample (so that they can score what the sample fits), and
+        with `max_rows`, at most that many of the rest: the bottom-k by stream-0 number, a uniform draw that a larger
+        `max_rows` extends. Every other field is shared."""
+        keep = ~np.isin(self.sample_index, self.held_index)
+        part = (self.sample_index[keep], self._sample_keys[keep], self.sample[keep], self.sample_weight[keep])
+        if max_rows is not None and len(part[0]) > max_rows: part = _bottom(*part, max_rows)
+        out = copy.copy(self)
+        out.sample_index, out._sample_keys, out.sample, out.sample_weight = part
+        return out
 
     def held_weights(self):
         "The weights to use with `held_out`, by the rule of `sample_weights`."

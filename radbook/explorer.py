@@ -316,7 +316,7 @@ class Explorer:
                 warnings.simplefilter('always')
                 start = time.perf_counter()
                 if family == 'table':  # what a user gets: RAD's defaults, automatic dictionaries
-                    rad = RAD(n_projections=M, n_bins=bins, n_init=self.n_init, random_state=seed).fit(X)
+                    rad = RAD(n_projections=M, n_bins=bins, n_init=self.n_init, shape=None, random_state=seed).fit(X)
                 else:
                     truth = self._truth(family, seed)
                     rad = RAD(truth.n_components, dictionaries=truth.dictionaries, n_projections=M, n_bins=bins,

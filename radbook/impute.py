@@ -54,7 +54,9 @@ class RADImputer(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     estimator : RAD or None, default=None
-        The density estimator to fit (cloned); None: `RAD(random_state=random_state)`.
+        The density estimator to fit (cloned); None: `RAD(shape=None, random_state=random_state)` (conditional means
+        have a closed form on the table as it is, not under a shape's nonlinear map; a RAD with shape='auto', the
+        default, is fitted with shape=None, and an explicit 'columns' or 'whiten' is refused).
     sample_posterior : bool, default=False
         Draw each row's missing entries from their conditional density instead of filling the conditional mean
         (continuous columns) or mode (discrete columns); for multiple imputation.
@@ -70,7 +72,8 @@ class RADImputer(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         "Fit the density to `X` (array-like or DataFrame with missing entries); `y` is ignored."
-        est = clone(self.estimator) if self.estimator is not None else RAD(random_state=self.random_state)
+        est = clone(self.estimator) if self.estimator is not None else RAD(shape=None, random_state=self.random_state)
+        if getattr(est, 'shape', None) == 'auto': est.set_params(shape=None)  # conditional means need the table as it is
         self.estimator_ = est.fit(X)
         self.n_features_in_ = est.n_features_in_
         if hasattr(est, 'feature_names_in_'): self.feature_names_in_ = est.feature_names_in_

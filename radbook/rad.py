@@ -116,9 +116,14 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         kind = getattr(self, 'shape', None)
         if kind is not None:
             check_option('shape', kind, _SHAPES + ('auto',))
-            if not TableSettings.of(self).automatic:
+            if kind != 'auto' and not TableSettings.of(self).automatic:
                 raise ValueError(f"shape={kind!r} maps the columns before the dictionaries are built, so it needs RAD's own "
                                  "dictionaries ('auto' or 'marginal'); given atoms are in the table's units: use shape=None.")
+
+    def _shape_kind(self):
+        "The `shape` setting the fit uses: 'auto' with given dictionaries (atoms in the table's units) is the identity, None."
+        kind = getattr(self, 'shape', None)
+        return None if kind == 'auto' and not TableSettings.of(self).automatic else kind
 
     def _input(self, X):
         "What `fit` reads: a chunked source as it is (memmap, Dask array, iterable of chunks), anything else as a float table (`_table`)."
@@ -169,7 +174,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
         ranks = self._ranks()
         rank = ranks[len(ranks) // 2]  # the dictionary EM's rank: the middle of the candidates
-        shape, self.shape_scores_ = table_shape(summary, getattr(self, 'shape', None), self.max_discrete, discrete, rank=rank)
+        shape, self.shape_scores_ = table_shape(summary, self._shape_kind(), self.max_discrete, discrete, rank=rank)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
                         rank=rank, random_state=rng)
         counts = count_pass(X, plan, self.validation_fraction, prepare=shape.through(plan.prepare), sample_weight=weights,
@@ -306,13 +311,16 @@ class RAD(BasePairwiseDensity):
         Scale the step of each component's coefficients by its weight (`component_steps`): light components then fit
         as fast as heavy ones. Measured: on real tables (breast_cancer, fair) a higher held-out log-likelihood and a
         faster fit; on the paper's families at their true rank a higher JSD (notebook 04, "The solver").
-    shape : {None, 'columns', 'whiten', 'auto'}, default=None
-        Map the table before fitting (notebook `03f_shape`): 'columns', a Yeo-Johnson transform of each continuous column
-        (every marginal, conditional and missing entry stays exact); 'whiten', then PCA whitening of the smooth
-        continuous columns together (for strongly dependent columns; a part of that group cannot be marginalised or
-        missing). 'auto' chooses among None, 'columns' and 'whiten' by the held-out score of a quick diagonal Gaussian
-        mixture in each space (`choose_shape`). The density is read back in the table's units with the map's Jacobian.
-        Needs RAD's own dictionaries.
+    shape : {'auto', None, 'columns', 'whiten'}, default='auto'
+        Map the table before fitting (notebook `03f_shape`). None fits the table as it is, as in the paper; 'columns', a
+        Yeo-Johnson transform of each continuous column (every marginal, conditional and missing entry stays exact);
+        'whiten', then PCA whitening of the smooth continuous columns together (for strongly dependent columns: a
+        marginal, conditional or row that holds some but not all of them is refused with a ValueError naming them).
+        'auto' chooses among None, 'columns' and 'whiten' by the held-out log-likelihood of RAD's own dictionary EM
+        fitted in each space (`choose_shape`, on at most 2,000 of the summary's rows; `shape_scores_` holds the scores);
+        a tie goes to the simpler map, and without held-out rows (validation_fraction=0) or with given dictionaries it
+        is None. The density is read back in the table's units with the map's Jacobian. 'columns' and 'whiten' need
+        RAD's own dictionaries. For the paper's model, or for conditional means (`RADImputer`), use shape=None.
     unseen : float >= 0 or None, default=1.0
         Pseudo-count of values never seen in fit, per discrete column: a new category, or an integer inside an integer
         column's fitted range, shares `unseen / (n_samples_seen_ + unseen)` of the column's probability
@@ -383,7 +391,7 @@ class RAD(BasePairwiseDensity):
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', n_init=8,
                  combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0,
                  n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
-                 precondition=False, shape=None, unseen=1.0, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
+                 precondition=False, shape='auto', unseen=1.0, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
                  accelerate=_DEPRECATED, rho=_DEPRECATED, n_alt=_DEPRECATED, radon=_DEPRECATED, n_mc=_DEPRECATED):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs

@@ -138,7 +138,7 @@ class Shape:
         features = [int(n) for n in features]
         inside = [g for g in self.group.tolist() if g in features]
         if inside and len(inside) < len(self.group):
-            raise ValueError(f"Columns {self.group.tolist()} are whitened together (shape='whiten'), so a density over "
+            raise ValueError(f"Columns {self.group.tolist()} are whitened together (the fitted shape_ rotates them), so a density over "
                              f"{features} that holds only {inside} of them has no exact form; take all of them or none, "
                              "or fit with shape='columns' (per-column transforms keep every marginal exact).")
         pos = {n: i for i, n in enumerate(features)}
@@ -215,7 +215,7 @@ class ShapedDensity:
         split = self.shape.split_group(~np.isnan(X))
         if split.any():
             raise ValueError(f"{int(split.sum())} row(s) miss some but not all of the whitened columns "
-                             f"{self.shape.group.tolist()} (shape='whiten'): their density has no exact form. Give all of "
+                             f"{self.shape.group.tolist()} (the fitted shape_ rotates them together): their density has no exact form. Give all of "
                              "them or none, or fit with shape='columns' (per-column transforms keep missing entries exact).")
         return X
 
@@ -270,26 +270,24 @@ def shape_step(summary: Summary, kind: str, columns) -> Shape:
     return fit_shape(rows, columns, kind, [n for n in columns if smooth(n)], w)
 
 # %% ../nbs/03f_shape.ipynb #a5f427d3
-def _fitting_part(summary: Summary) -> Summary:
-    "The summary with its held-out rows taken out of its sample (so that they can score what the sample fits)."
-    keep = ~np.isin(summary.sample_index, summary.held_index)
-    out = copy.copy(summary)
-    out.sample_index, out._sample_keys = summary.sample_index[keep], summary._sample_keys[keep]
-    out.sample, out.sample_weight = summary.sample[keep], summary.sample_weight[keep]
-    return out
+_SHAPE_ROWS = 2000  # the candidates' EMs fit at most this many of the summary's rows
 
 def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=None, max_discrete: int = 16,
-                 rank: int = 8, random_state=0) -> dict:
+                 rank: int = 8, random_state=0, max_rows: int = _SHAPE_ROWS, per_row: bool = False) -> dict:
     """How well RAD's own first stage fits each candidate shape of the continuous `columns`: the held-out mean
     log-likelihood, in the table's units (the map's and the units' Jacobians added over the continuous columns), of
     the mixture that RAD's learned dictionaries fit by tied-atom EM (`rad_dictionaries`, rank `rank`) on the summary's
-    sample without its held-out rows, scored on the held-out rows. NaN when there is nothing to compare."""
+    sample without its held-out rows (at most `max_rows` of them: `Summary.without_held`), scored on the held-out rows.
+    NaN when there is nothing to compare. With `per_row`, each held-out row's log-likelihood instead of the mean."""
     columns = np.asarray(columns, dtype=np.intp)
-    fitting, held = _fitting_part(summary), summary.held_out
+    fitting, held = summary.without_held(max_rows), summary.held_out
     if not len(columns) or len(held) < 2 or len(fitting.sample) < 20: return {kind: np.nan for kind in kinds}
     scores = {}
     for kind in kinds:
         shape = Shape(summary.n_features) if kind is None else shape_step(fitting, kind, columns)
+        if kind == 'whiten' and not len(shape.group) and 'columns' in scores:  # nothing to whiten: the same map as 'columns'
+            scores[kind] = scores['columns']
+            continue
         mapped = shape.map_summary(fitting)
         std, _, center, scale, fit = rad_dictionaries(mapped, 'auto', max_discrete=max_discrete, discrete=discrete,
                                                       n_components=rank, random_state=random_state, return_fit=True)
@@ -298,14 +296,23 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
         units = -(np.log(scale[columns]) * seen).sum(axis=1)
         with np.errstate(divide='ignore'):
             ll = DictionaryCPD(fit['weights'], fit['coefs'], std).logpdf(Z) + units + shape.log_jacobian(held)
-        scores[kind] = float(np.mean(np.maximum(ll, -700.0)))
-    return scores
+        scores[kind] = np.maximum(ll, -700.0)
+    return scores if per_row else {kind: float(np.mean(v)) for kind, v in scores.items()}
 
-def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0) -> tuple:
-    """`(shape, scores)`: the candidate (None, 'columns', 'whiten') with the best `shape_scores`, fitted on the whole
-    summary (`shape_step`), and the scores."""
-    scores = shape_scores(summary, columns, discrete=discrete, max_discrete=max_discrete, rank=rank, random_state=random_state)
-    best = max(scores, key=lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind])
+def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0,
+                 max_rows: int = _SHAPE_ROWS) -> tuple:
+    """`(shape, scores)`: the candidate with the best mean `shape_scores` among None and 'columns' (both keep every
+    marginal exact), and 'whiten' only where it beats that one by more than the standard error of their per-row
+    difference (a rotation makes marginals over part of its columns unavailable: it has to pay for that); fitted on
+    the whole summary (`shape_step`), and the mean scores."""
+    rows = shape_scores(summary, columns, discrete=discrete, max_discrete=max_discrete, rank=rank, random_state=random_state,
+                        max_rows=max_rows, per_row=True)
+    scores = {kind: float(np.mean(v)) for kind, v in rows.items()}
+    mean = lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind]
+    best = max((None, 'columns'), key=mean)
+    if not np.isnan(scores['whiten']) and not np.isnan(scores[best]):
+        gain = rows['whiten'] - rows[best]
+        if gain.mean() > gain.std(ddof=1) / np.sqrt(len(gain)): best = 'whiten'
     return (Shape(summary.n_features) if best is None else shape_step(summary, best, columns)), scores
 
 def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None, rank: int = 8) -> tuple:

@@ -15,10 +15,15 @@ import numpy as np
 import pytest
 
 from radbook.dictionaries import paper_family
-from radbook.rad import RAD
+from radbook.rad import RAD as _RAD
 from radbook.solver import PaperOptions
 
 HERE = Path(__file__).parent
+
+
+def RAD(*args, **kwargs):
+    "RAD on the table as it is (shape=None), the setting these fingerprints were recorded with before 'auto' became the default."
+    return _RAD(*args, **{'shape': None, **kwargs})
 RECORD = HERE / 'fingerprints.json'
 
 
@@ -112,6 +117,18 @@ def case_imputer():
     return filled.select_dtypes('number').to_numpy(float).ravel()
 
 
+def case_default_breast_cancer():
+    X, Y = _breast_cancer()
+    est = _RAD(random_state=0).fit(X)  # the default shape='auto'
+    return np.concatenate([est.score_samples(Y), [est.shape_scores_[k] for k in (None, 'columns', 'whiten')]])
+
+
+def case_default_fair():
+    X, Y = _fair()
+    est = _RAD(random_state=0).fit(X)
+    return np.concatenate([est.score_samples(Y), est.marginal(['age', 'yrs_married']).weights])
+
+
 def case_jupad():
     from radbook.jupad import JUPAD
     truth, X, Y = _family('laplacian', 2000)
@@ -176,9 +193,11 @@ def test_fingerprint(name):
 
 if __name__ == '__main__':
     import time
-    if '--record' in sys.argv:
-        out = {}
+    if '--record' in sys.argv:  # every case, or only the cases named after --record (the others kept as recorded)
+        names = sys.argv[sys.argv.index('--record') + 1:] or list(CASES)
+        out = {k: [float(v) for v in vs] for k, vs in _recorded().items() if k not in names} if RECORD.exists() else {}
         for name, fn in CASES.items():
+            if name not in names: continue
             t = time.perf_counter()
             out[name] = [float(v) for v in np.asarray(fn(), dtype=float)]
             print(f"{name}: {len(out[name])} values, {time.perf_counter() - t:.1f} s", flush=True)
