@@ -15,7 +15,7 @@ from .tables import snap_discrete, is_frame, encode_frame, decode_frame
 from .steps import feature_label
 
 # %% auto #0
-__all__ = ['read_table', 'unseen_terms', 'TableDensityMixin']
+__all__ = ['read_table', 'unseen_terms', 'TableDensityMixin', 'ColumnsDensity']
 
 # %% ../nbs/03e_density.ipynb #13b6e4b0
 def read_table(X, estimator=None) -> tuple:
@@ -77,6 +77,40 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
     return X, extra, impossible
 
 # %% ../nbs/03e_density.ipynb #3ac92965
+def _read_unseen(Z, raw, dictionaries, columns, n_seen, unseen, name) -> tuple:
+    """`(Z, extra, impossible)`: rows `Z` (read from `raw`, the array or DataFrame given) snapped onto the point masses
+    (`snap_discrete`), and `unseen_terms` of their values never seen in fit, with a warning that names the first such
+    column (`name(n)`) and value. `n_seen` fitted rows and the `unseen` pseudo-count; without `n_seen`, none."""
+    Z, mask = snap_discrete(Z, dictionaries)
+    Z_, extra, impossible = unseen_terms(Z, mask, dictionaries, columns, n_seen or 1.0, unseen if n_seen else None)
+    if mask.any():
+        n = int(np.flatnonzero(mask.any(axis=0))[0])
+        row = int(np.flatnonzero(mask[:, n])[0])
+        label = raw.iloc[row, n] if is_frame(raw) else f"{Z[row, n]:g}"
+        kind = 'category' if columns is not None and columns[n].kind == 'category' else 'value'
+        worth = (f"{int(impossible.any(axis=1).sum())} of them have no unseen mass and a log density of -inf"
+                 if impossible.any() else "their density counts those entries as unseen (the `unseen` pseudo-count)")
+        warnings.warn(f"{int(mask.any(axis=1).sum())} of {len(Z)} rows hold discrete values never seen in fit (feature "
+                      f"{name(n)} has the {kind} {label!r}, outside its {len(dictionaries[n])} fitted ones); {worth}.",
+                      UserWarning)
+    return Z_, extra, impossible
+
+def _log_density(density, Z, extra, impossible) -> np.ndarray:
+    """Log density of the rows `Z` read by `_read_unseen`: `density`'s, plus the unseen entries' shares; -inf where an
+    entry has no unseen mass. A row with no observed entry scores exactly 0.0 (the marginal over no columns has
+    probability 1; the sum of the weights may round a few ulps off it)."""
+    out = density.logpdf(Z)
+    out[np.isnan(Z).all(axis=1)] = 0.0
+    out += extra
+    out[impossible.any(axis=1)] = -np.inf
+    return out
+
+def _no_posterior(impossible):
+    "Refuse rows that hold a value of probability 0 in every component: they have no posterior."
+    if impossible.any():
+        raise ValueError(f"{int(impossible.any(axis=1).sum())} row(s) hold discrete values of probability 0 in every "
+                         "component (never seen in fit, with no unseen mass): they have no posterior.")
+
 class TableDensityMixin:
     """A fitted dictionary-CPD density (`density_`, `dictionaries_`) served in the terms of the table it was fitted to:
     rows read as in fit (a DataFrame's categories as codes, names checked), log densities, posteriors, marginals,
@@ -123,22 +157,9 @@ class TableDensityMixin:
 
     def _unseen(self, X) -> tuple:
         "Rows read (`_table`), snapped onto the point masses, and `unseen_terms` of their values never seen in fit, with a warning."
-        raw = X
-        Z, unseen = snap_discrete(self._table(X, reset=False), self.dictionaries_)
         n_seen = getattr(self, 'n_samples_seen_', None)  # without it, no pseudo-count: unseen values have probability 0
-        Z_, extra, impossible = unseen_terms(Z, unseen, self.dictionaries_, self._columns, n_seen or 1.0,
-                                             getattr(self, 'unseen', 1.0) if n_seen else None)
-        if unseen.any():
-            n = int(np.flatnonzero(unseen.any(axis=0))[0])
-            row = int(np.flatnonzero(unseen[:, n])[0])
-            label = raw.iloc[row, n] if is_frame(raw) else f"{Z[row, n]:g}"
-            kind = 'category' if self._columns is not None and self._columns[n].kind == 'category' else 'value'
-            worth = (f"{int(impossible.any(axis=1).sum())} of them have no unseen mass and a log density of -inf"
-                     if impossible.any() else "their density counts those entries as unseen (the `unseen` pseudo-count)")
-            warnings.warn(f"{int(unseen.any(axis=1).sum())} of {len(Z)} rows hold discrete values never seen in fit (feature "
-                          f"{self._feature_name(n)} has the {kind} {label!r}, outside its {len(self.dictionaries_[n])} fitted "
-                          f"ones); {worth}.", UserWarning)
-        return Z_, extra, impossible
+        return _read_unseen(self._table(X, reset=False), X, self.dictionaries_, self._columns, n_seen,
+                            getattr(self, 'unseen', 1.0), self._feature_name)
 
     def score_samples(self, X):
         """Log density of each row of `X`, array-like or DataFrame of shape (n_samples, n_features); returns shape (n_samples,).
@@ -148,14 +169,12 @@ class TableDensityMixin:
         Discrete values match the fitted ones up to a relative 1e-6 (float32 round trips). A value of a discrete column
         never seen in fit (a new category, an integer inside the column's range) gets the share of the `unseen`
         pseudo-count (`unseen_terms`), with a warning that names the column and the value; a value with no unseen mass
-        (outside an integer column's range, or `unseen=None`) gets -inf, with that warning."""
+        (outside an integer column's range, or `unseen=None`) gets -inf, with that warning. A row with every entry
+        missing scores 0.0: the log of the marginal over no columns, probability 1."""
         check_is_fitted(self)
         if is_dask_array(X):
             return _dask_rows(X).map_blocks(self.score_samples, drop_axis=1, dtype=float)
-        Z, extra, impossible = self._unseen(X)
-        out = self.density_.logpdf(Z) + extra
-        out[impossible.any(axis=1)] = -np.inf
-        return out
+        return _log_density(self.density_, *self._unseen(X))
 
     def score(self, X, y=None):
         """Mean log density of the rows of `X` (as `GaussianMixture.score`); `y` is ignored."""
@@ -167,9 +186,7 @@ class TableDensityMixin:
         component, so it does not move the posterior). A row with a value of no unseen mass raises a ValueError."""
         check_is_fitted(self)
         Z, _, impossible = self._unseen(X)
-        if impossible.any():
-            raise ValueError(f"{int(impossible.any(axis=1).sum())} row(s) hold discrete values of probability 0 in every "
-                             "component (never seen in fit, with no unseen mass): they have no posterior.")
+        _no_posterior(impossible)
         return self.density_.predict_proba(Z)
 
     def predict(self, X):
@@ -195,19 +212,31 @@ class TableDensityMixin:
         try: return float(value)
         except (TypeError, ValueError): raise TypeError(f"The value of column {self._feature_name(n)} must be a number, got {value!r}.") from None
 
+    def _in_columns(self, density, given=None):
+        """`density`, a marginal or conditional of `density_` (its `features` the table's column indices), in the table's
+        terms: a `ColumnsDensity` when fitted on a DataFrame, else as is."""
+        if self._columns is None: return density
+        features = [int(n) for n in density.features]
+        return ColumnsDensity(density, [self._columns[n] for n in features], [self.dictionaries_[n] for n in features],
+                              features, getattr(self, 'n_samples_seen_', None), getattr(self, 'unseen', 1.0), given)
+
     def marginal(self, columns):
-        """The fitted density of the listed `columns` (indices or names) alone, exactly: a `DictionaryCPD` in the table's
-        units (categories as their codes) with `score_samples`, `sample` and `predict_proba`; its `features` holds
-        the columns' indices."""
+        """The fitted density of the listed `columns` (indices or names) alone, exactly. Fitted on a DataFrame: a
+        `ColumnsDensity` over those columns, which reads and writes them by name (labels for categories, the fitted
+        dtypes), with the `DictionaryCPD` (or `ShapedDensity`) in the density's coding as its `density`. Fitted on an
+        array: that `DictionaryCPD` (or `ShapedDensity`) itself, in the table's units. Either has `logpdf`/
+        `score_samples`, `sample`, `predict_proba`, `weights`, and `features`, the columns' indices."""
         check_is_fitted(self)
         if isinstance(columns, (str, numbers.Integral)): columns = [columns]
-        return self.density_.marginal([self._column_index(c) for c in columns])
+        return self._in_columns(self.density_.marginal([self._column_index(c) for c in columns]))
 
     def conditional(self, given: dict):
         """The fitted density of the other columns given observed values, exactly: `given` maps columns (indices or
-        names) to values (labels for a categorical column). A `DictionaryCPD` over the remaining columns, in the table's
-        units (categories as codes), whose weights are the components' posterior given the observed values; its
-        `features` holds the remaining columns' indices."""
+        names) to values (labels for a categorical column). Its weights are the components' posterior given the
+        observed values, and its `features` hold the remaining columns' indices. Fitted on a DataFrame: a
+        `ColumnsDensity` over the remaining columns, read and written by name with their labels (`density` holds the
+        `DictionaryCPD` in the density's coding, `given` the values given); fitted on an array: the `DictionaryCPD` (or
+        `ShapedDensity`) itself."""
         check_is_fitted(self)
         if not isinstance(given, dict) or not given: raise TypeError(f"given must be a non-empty dict {{column: value}}, got {given!r}.")
         x = np.full(self.n_features_in_, np.nan)
@@ -218,10 +247,105 @@ class TableDensityMixin:
         if unseen.any():
             n = int(np.flatnonzero(unseen[0])[0])
             raise ValueError(f"Column {self._feature_name(n)} never took the value {x[0, n]:g} in fit: it has probability 0.")
-        return self.density_.conditional(x[0])
+        named = None if self._columns is None else {self._columns[self._column_index(c)].name: v for c, v in given.items()}
+        return self._in_columns(self.density_.conditional(x[0]), named)
 
     def sample(self, n_samples=1, random_state=None):
         """Draw `n_samples` rows from the fitted density; returns `(X, labels)` like `GaussianMixture.sample` (X a DataFrame when fitted on one)."""
         check_is_fitted(self)
         X, labels = self.density_.sample(n_samples, random_state=self.random_state if random_state is None else random_state)
         return self.decode(X), labels
+
+# %% ../nbs/03e_density.ipynb #5ac2f673
+class ColumnsDensity:
+    """The density of some of a fitted table's columns, a marginal or a conditional, in the table's terms: what
+    `marginal` and `conditional` return for an estimator fitted to a DataFrame.
+
+    `logpdf` (= `score_samples`), `pdf`, `score`, `predict_proba` and `predict` take a DataFrame that holds these
+    columns by name (other columns are ignored; a missing one raises a ValueError that names it), with labels for
+    categories, booleans and pandas' nullable dtypes, read as the estimator reads rows: a missing entry integrated
+    out, a discrete value never seen in fit worth its share of the `unseen` pseudo-count, with the estimator's
+    warning. `sample` returns `(DataFrame with these columns in their fitted dtypes, component labels)`.
+
+    `columns` and `feature_names_in_` name the columns, `column_specs` holds their `ColumnSpec`s and `features` their
+    indices in the fitted table; `weights` and `n_components` are the mixture's, and `given` the values a conditional
+    was given (None for a marginal). `density` is the underlying `DictionaryCPD` (or `ShapedDensity`) in the density's
+    coding, categories as codes: an array passed to these methods is read in that coding and goes to `density` as is."""
+    def __init__(self, density, column_specs, dictionaries, features, n_seen=None, unseen=1.0, given=None):
+        self.density, self.column_specs, self._dictionaries = density, list(column_specs), list(dictionaries)
+        self.features, self.n_seen, self.unseen, self.given = np.asarray(features), n_seen, unseen, given
+
+    weights = property(lambda self: self.density.weights)
+    n_components = property(lambda self: self.density.n_components)
+    n_features = property(lambda self: len(self.column_specs))
+    columns = property(lambda self: [spec.name for spec in self.column_specs], doc="The columns' names, as in the table.")
+    feature_names_in_ = property(lambda self: np.array([str(c) for c in self.columns], dtype=object))
+
+    def _frame(self, X):
+        "This density's columns of the DataFrame `X`, by name and in its order."
+        lacking = [c for c in self.columns if c not in X.columns]
+        if lacking:
+            raise ValueError(f"X has no column {', '.join(map(repr, lacking))}: this density is over {self.columns}, "
+                             f"and X's columns are {list(X.columns)}.")
+        return X[self.columns]
+
+    def encode(self, X) -> np.ndarray:
+        "The rows of the DataFrame `X` (these columns by name) in the density's coding: categories as codes (-1 unseen), booleans as 0/1, NaN where missing."
+        return check_array(encode_frame(self._frame(X), self.column_specs)[0], dtype=np.float64, ensure_all_finite='allow-nan',
+                           ensure_min_features=1)
+
+    def decode(self, Z):
+        "Rows in the density's coding back as a DataFrame with these columns and their fitted dtypes and labels."
+        return decode_frame(Z, self.column_specs)
+
+    def _read(self, X):
+        "`(Z, extra, impossible)` of the DataFrame `X`, read as the estimator reads rows (`_read_unseen`)."
+        frame = self._frame(X)
+        return _read_unseen(self.encode(frame), frame, self._dictionaries, self.column_specs, self.n_seen, self.unseen,
+                            lambda n: feature_label(self.columns, n))
+
+    def logpdf(self, X) -> np.ndarray:
+        "Log density of each row of `X`: a DataFrame holding these columns, or an array in the density's coding."
+        if not is_frame(X): return self.density.logpdf(X)
+        return _log_density(self.density, *self._read(X))
+
+    score_samples = logpdf
+    def pdf(self, X) -> np.ndarray: return np.exp(self.logpdf(X))
+    def score(self, X, y=None) -> float: return float(np.mean(self.logpdf(X)))
+
+    def predict_proba(self, X) -> np.ndarray:
+        "The components' posterior given each row of `X` (a DataFrame holding these columns, or an array in the density's coding)."
+        if not is_frame(X): return self.density.predict_proba(X)
+        Z, _, impossible = self._read(X)
+        _no_posterior(impossible)
+        return self.density.predict_proba(Z)
+
+    def predict(self, X) -> np.ndarray: return np.argmax(self.predict_proba(X), axis=1)
+
+    def sample(self, n_samples: int = 1, random_state=None) -> tuple:
+        "`(X, labels)`: `n_samples` rows drawn from the density, as a DataFrame with these columns, their dtypes and labels."
+        Z, labels = self.density.sample(n_samples, random_state=random_state)
+        return self.decode(Z), labels
+
+    def component_means(self) -> np.ndarray:
+        "The mean of every column in every component, in the density's coding (`density.component_means()`)."
+        return self.density.component_means()
+
+    def _position(self, column) -> int:
+        if isinstance(column, numbers.Integral) and not isinstance(column, (bool, np.bool_)):
+            if 0 <= column < self.n_features: return int(column)
+        elif column in self.columns: return self.columns.index(column)
+        elif str(column) in map(str, self.columns): return [str(c) for c in self.columns].index(str(column))
+        raise ValueError(f"Unknown column {column!r}: give a position in 0..{self.n_features - 1} or a name among {self.columns}.")
+
+    def marginal(self, columns) -> "ColumnsDensity":
+        """The density of some of these `columns` alone: names, or positions among these columns (as
+        `DictionaryCPD.marginal`); its `features` are still the table's indices."""
+        if isinstance(columns, (str, numbers.Integral)): columns = [columns]
+        at = [self._position(c) for c in columns]
+        return ColumnsDensity(self.density.marginal(at), [self.column_specs[i] for i in at], [self._dictionaries[i] for i in at],
+                              self.features[at], self.n_seen, self.unseen, self.given)
+
+    def __repr__(self):
+        given = '' if self.given is None else f", given={self.given}"
+        return f"ColumnsDensity({self.columns}{given}, n_components={self.n_components}, density={self.density!r})"
