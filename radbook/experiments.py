@@ -214,30 +214,80 @@ def format_table(rows) -> str:
 
 STYLE = {'RAD*': ('C3', 'o'), 'RAD': ('C1', 's'), 'JUPAD': ('C0', '^'), 'GMM': ('C2', 'v'), 'GMM-Diag': ('C4', 'D'), 'KDE': ('C7', 'x'), 'EM*': ('k', '*')}
 
-def plot_results(rows, path=None):
-    "Four panels like the paper's Fig. 1 (JSD vs K, log axes, mean and min-max band); saved to `path` if given."
+def _log_limits(values, subs=(1, 2, 5)) -> tuple:
+    "The closest ticks of the 1-2-5 sequence (powers of ten times `subs`) at or outside the positive `values`."
+    v = np.asarray([x for x in values if x > 0 and np.isfinite(x)], dtype=float)
+    if not len(v): return 1e-3, 1.0
+    grid = np.array([m * 10.0 ** e for e in range(int(np.floor(np.log10(v.min()))) - 1, int(np.ceil(np.log10(v.max()))) + 2)
+                     for m in subs])
+    eps = 1e-9  # a value on a tick keeps that tick
+    return float(grid[grid <= v.min() * (1 + eps)].max()), float(grid[grid >= v.max() * (1 - eps)].min())
+
+def _k_label(K: int) -> str:
+    "A tick label for K: 500, 2k, 40k."
+    return f"{K // 1000}k" if K >= 1000 and K % 1000 == 0 else f"{K:,}"
+
+def plot_results(rows, path=None, dpi: int = 150):
+    """The paper's Fig. 1 at column width: one panel per family (2 columns), JSD against K on log axes, the mean over
+    trials as a line and the min-max over trials as a band; saved to `path` if given (a PNG of about 1,050 px wide)."""
     import matplotlib
     if path is not None and 'ipykernel' not in sys.modules: matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullFormatter
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
     summary = summarize(rows)
     families = [f for f in PAPER_FAMILIES if any(s['family'] == f for s in summary)]
-    fig, axes = plt.subplots(1, len(families), figsize=(3.6 * len(families), 3.2), squeeze=False)
-    for ax, family in zip(axes[0], families):
-        for method in METHODS:
-            s = sorted((x for x in summary if x['family'] == family and x['method'] == method), key=lambda x: x['K'])
-            if not s: continue
-            K = [x['K'] for x in s]; color, marker = STYLE[method]
-            ax.plot(K, [x['jsd'] for x in s], marker=marker, color=color, label=method, ms=4)
-            ax.fill_between(K, [x['jsd_min'] for x in s], [x['jsd_max'] for x in s], color=color, alpha=0.15)
-        ax.set_xscale('log'); ax.set_yscale('log'); ax.set_title(family, fontsize=10)
-        sizes = sorted({x['K'] for x in summary if x['family'] == family})  # one readable tick per K, no minor labels
-        ax.set_xticks(sizes, [f"{K // 1000}k" if K >= 1000 and K % 1000 == 0 else f"{K:,}" for K in sizes])
-        ax.xaxis.set_minor_formatter(NullFormatter()); ax.tick_params(axis='x', which='major', labelsize=8)
-        ax.set_xlabel('training samples K'); ax.grid(alpha=0.3, which='both')
-    axes[0][0].set_ylabel('JSD (nats)'); axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
-    if path is not None: fig.savefig(path, dpi=120)
+    methods = [m for m in METHODS if any(s['method'] == m for s in summary)]
+    sizes = sorted({s['K'] for s in summary})
+    trials = sorted({s['n_trials'] for s in summary})
+    ylo, yhi = _log_limits([v for s in summary for v in (s['jsd'], s['jsd_min'], s['jsd_max'])])
+    ncols = 1 if len(families) == 1 else 2
+    nrows = -(-len(families) // ncols)
+    rc = {'font.size': 9, 'axes.titlesize': 10, 'axes.labelsize': 9, 'xtick.labelsize': 9, 'ytick.labelsize': 9,
+          'legend.fontsize': 9}
+    with plt.rc_context(rc):
+        # one y scale for every panel (so families compare by eye) and one x scale: the same K everywhere
+        fig, axes = plt.subplots(nrows, ncols, figsize=(7.0 if ncols == 2 else 3.5, 2.3 * nrows + 0.75), sharex=True,
+                                 sharey=True, squeeze=False, layout='constrained')
+        for ax, family in zip(axes.ravel(), families):
+            for method in methods:
+                s = sorted((x for x in summary if x['family'] == family and x['method'] == method), key=lambda x: x['K'])
+                if not s: continue
+                K = [x['K'] for x in s]; color, marker = STYLE[method]
+                ax.fill_between(K, [x['jsd_min'] for x in s], [x['jsd_max'] for x in s], color=color, alpha=0.18, lw=0)
+                ax.plot(K, [x['jsd'] for x in s], marker=marker, color=color, ms=4, lw=1.3)
+            missing = [m for m in methods if not any(x['family'] == family and x['method'] == m for x in summary)]
+            if missing:  # say why a line is absent rather than leave the reader to guess
+                why = ('\n(continuous only; this family\nhas discrete features)'
+                       if family == 'mixed_features' and set(missing) <= set(CONTINUOUS_ONLY) else '')
+                ax.text(0.97, 0.95, f"{', '.join(missing)} not run{why}", transform=ax.transAxes, ha='right', va='top',
+                        fontsize=9, color='0.3')
+            ax.set_title(family)
+            ax.set_xscale('log'); ax.set_yscale('log')
+            ax.set_ylim(ylo, yhi); ax.set_xlim(sizes[0] / 1.25, sizes[-1] * 1.25)
+            ax.grid(alpha=0.3, which='major')
+        for ax in axes.ravel()[len(families):]: ax.set_axis_off()
+        for ax in axes.ravel():  # the same locators and formatters on every panel: labelled 1-2-5 ticks, no minor labels
+            ax.xaxis.set_major_locator(FixedLocator(sizes))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda K, _: _k_label(int(round(K)))))
+            ax.xaxis.set_minor_locator(NullLocator()); ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5), numticks=30))
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+            ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(3, 4, 6, 7, 8, 9), numticks=30))
+            ax.yaxis.set_minor_formatter(NullFormatter())
+        for ax in axes[:, 0]: ax.set_ylabel('JSD (nats)')
+        for j in range(ncols):  # the lowest drawn panel of each column carries the x label and its tick labels
+            drawn = [i for i in range(nrows) if i * ncols + j < len(families)]
+            if drawn:
+                axes[drawn[-1], j].set_xlabel('training samples K'); axes[drawn[-1], j].xaxis.set_tick_params(labelbottom=True)
+        handles = [Line2D([], [], color=STYLE[m][0], marker=STYLE[m][1], ms=4, lw=1.3, label=m) for m in methods]
+        if trials == [1]: band = 'one trial: no band'
+        else: band = f"band: min\u2013max over {trials[-1] if len(trials) == 1 else f'{trials[0]} to {trials[-1]}'} trials"
+        handles.append(Patch(color='0.5', alpha=0.35, lw=0, label=f"line: mean, {band}"))
+        fig.legend(handles=handles, loc='outside lower center', ncol=min(3, len(handles)), frameon=False,
+                   columnspacing=1.2, handlelength=1.8)
+        if path is not None: fig.savefig(path, dpi=dpi)
     return fig
 
 # %% ../nbs/07_experiments.ipynb #91aaf3f9
