@@ -228,7 +228,21 @@ class TableDensityMixin:
         `score_samples`, `sample`, `predict_proba`, `weights`, and `features`, the columns' indices."""
         check_is_fitted(self)
         if isinstance(columns, (str, numbers.Integral)): columns = [columns]
-        return self._in_columns(self.density_.marginal([self._column_index(c) for c in columns]))
+        features = [self._column_index(c) for c in columns]
+        self._whole_group(features, 'A marginal')
+        return self._in_columns(self.density_.marginal(features))
+
+    def _whole_group(self, features, what: str):
+        """Refuse `features` that hold some but not all of the columns a fitted shape whitens together (`shape_.group`),
+        naming them: their density has no exact form."""
+        group = getattr(getattr(self, 'shape_', None), 'group', ())
+        inside = [int(g) for g in group if int(g) in features]
+        if inside and len(inside) < len(group):
+            name = lambda ns: ', '.join(self._feature_name(int(n)) for n in ns)
+            raise ValueError(f"{what} over {name(features)} holds {name(inside)} but not all of the columns whitened together "
+                             f"({name(group)}; shape='auto' chose to whiten them, shape_ holds the map): it has no exact "
+                             "form. Ask for all of them or none, or fit with shape='columns' (per-column maps keep every "
+                             "marginal and conditional exact) or shape=None.")
 
     def conditional(self, given: dict):
         """The fitted density of the other columns given observed values, exactly: `given` maps columns (indices or
@@ -243,6 +257,7 @@ class TableDensityMixin:
         for column, value in given.items():
             n = self._column_index(column)
             x[n] = self._value(n, value)
+        self._whole_group([int(n) for n in np.flatnonzero(~np.isnan(x))], 'A conditional')
         x, unseen = snap_discrete(x[None], self.dictionaries_)
         if unseen.any():
             n = int(np.flatnonzero(unseen[0])[0])

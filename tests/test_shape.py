@@ -34,7 +34,7 @@ def test_breast_cancer_gains_whole_nats():
     X = load_breast_cancer().data
     rng = np.random.default_rng(0).permutation(len(X))
     A, B = X[rng[:380]], X[rng[380:]]
-    plain, shaped = RAD(random_state=0).fit(A).score(B), RAD(shape='whiten', random_state=0).fit(A).score(B)
+    plain, shaped = RAD(shape=None, random_state=0).fit(A).score(B), RAD(shape='whiten', random_state=0).fit(A).score(B)
     assert shaped > plain + 10, (plain, shaped)  # measured (3 folds): 14.58 against 43.19
 
 
@@ -93,4 +93,38 @@ def test_auto_chooses_per_table(skewed):
     fam = paper_family('mixed_features', random_state=0).sample(3000, random_state=1)[0]
     plain = RAD(shape='auto', **QUICK).fit(fam)
     assert plain.shape_ is None or len(plain.shape_.group) == 0  # the paper's products stay axis-aligned
-    assert RAD(**QUICK).fit(X).shape_scores_ == {}
+    assert RAD(shape=None, **QUICK).fit(X).shape_scores_ == {}
+
+
+def test_auto_is_the_default_and_keeps_what_needs_the_table_as_it_is(skewed):
+    X, _ = skewed
+    assert RAD().shape == 'auto'
+    truth = paper_family('gaussian', random_state=0)
+    star = RAD(truth.n_components, dictionaries=truth.dictionaries, **QUICK).fit(truth.sample(500, random_state=0)[0])
+    assert star.shape_ is None and star.shape_scores_ == {}  # given atoms are in the table's units: 'auto' is None
+    holes = np.where(np.random.default_rng(1).random(X.shape) < 0.1, np.nan, X)
+    filled = RADImputer(RAD(**QUICK)).fit_transform(holes)  # the imputer fits 'auto' as None (conditional means)
+    np.testing.assert_array_equal(filled, RADImputer(RAD(shape=None, **QUICK)).fit_transform(holes))
+
+
+def test_a_request_that_splits_the_whitened_columns_names_them(skewed):
+    pd = pytest.importorskip('pandas')
+    X, _ = skewed
+    frame = pd.DataFrame(X, columns=['size', 'weight', 'girth', 'kind'])
+    est = RAD(shape='whiten', **QUICK).fit(frame)
+    with pytest.raises(ValueError, match=r"'size'.*'weight', 'girth'.*shape='columns'"):
+        est.marginal(['size', 'kind'])
+    with pytest.raises(ValueError, match="'weight'"):
+        est.conditional({'weight': 3.0})
+    assert np.isfinite(est.marginal(['size', 'weight', 'girth']).logpdf(frame.iloc[:5]).all())
+
+
+def test_whitening_must_pay_for_what_it_takes_away():
+    # the complete penguins: whitening the four measurements scores within its standard error of per-column maps,
+    # so the default keeps them on their own axes and every 2-D marginal of them stays exact (the README's example)
+    pp = pytest.importorskip('palmerpenguins')
+    penguins = pp.load_penguins().dropna().reset_index(drop=True)
+    est = RAD(random_state=0).fit(penguins)
+    assert est.shape_scores_['whiten'] > est.shape_scores_['columns']  # measured: -17.12 against -17.17
+    assert est.shape_ is not None and len(est.shape_.group) == 0
+    assert np.isfinite(est.marginal(['flipper_length_mm', 'body_mass_g']).logpdf(penguins.iloc[:5])).all()
