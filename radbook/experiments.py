@@ -73,8 +73,10 @@ def _seed(*parts) -> int:
 def make_estimator(method: str, truth, config: ExperimentConfig, seed: int):
     "The estimator for `method` on the family `truth` (true dictionaries for RAD*, JUPAD and EM*)."
     F = truth.n_components
-    if method == 'RAD*': return RAD(F, dictionaries=truth.dictionaries, n_projections=config.n_projections, random_state=seed)
-    if method == 'RAD': return RAD(F, n_projections=config.n_projections, shape=None, random_state=seed)  # the paper's model
+    if method == 'RAD*': return RAD(F, dictionaries=truth.dictionaries, n_projections=config.n_projections, combine='average',
+                                     random_state=seed)
+    if method == 'RAD': return RAD(F, n_projections=config.n_projections, shape=None, combine='average',
+                                    random_state=seed)  # the paper's model, as in method version 11
     if method == 'JUPAD': return JUPAD(F, dictionaries=truth.dictionaries, n_bins=config.jupad_bins, random_state=seed)
     if method in ('GMM', 'GMM-Diag'):
         return GMMCV(covariance_type='full' if method == 'GMM' else 'diag', n_components_grid=config.gmm_grid,

@@ -91,7 +91,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         check_real('validation_fraction', self.validation_fraction, 0, 0.5)
         check_real('coef_floor', self.coef_floor, 0, 0.5)
         self._ranks()
-        check_option('combine', self.combine, ('average', 'best')); check_flag('precondition', self.precondition)
+        check_option('combine', self.combine, ('average', 'best', 'auto')); check_flag('precondition', self.precondition)
         check_int('verbose', self.verbose, 0)
         if self.unseen is not None: check_real('unseen', self.unseen, 0, np.inf)
         if isinstance(self.smoothing, str):
@@ -201,9 +201,11 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
             warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
                           ConvergenceWarning)
         self.n_components_, self.smoothing_ = fit.n_components, fit.smoothing
-        units = _units_offset(stream.summary.held_out, stream.summary.held_weights(), plan, stream.shape) if fit.rank_scores else 0.0
+        units = (_units_offset(stream.summary.held_out, stream.summary.held_weights(), plan, stream.shape)
+                 if fit.rank_scores or fit.combine_scores else 0.0)
         self.rank_scores_ = {F: v + units for F, v in fit.rank_scores.items()}  # in the table's units, as score
         self.smoothing_scores_ = fit.smoothing_scores
+        self.combine_, self.combine_scores_ = fit.combine, {c: v + units for c, v in fit.combine_scores.items()}
         self.weights_, self.coefs_ = fit.weights, fit.coefs
         self.dictionaries_, self.n_bins_, self.pairs_ = plan.table, plan.n_bins, plan.pairs
         self.center_, self.scale_ = plan.center, plan.scale
@@ -274,9 +276,12 @@ class RAD(BasePairwiseDensity):
         Bins per direction; 'auto' is ceil(n_samples ** (1/3)) as in the paper.
     n_init : int, default=8
         Number of random starts.
-    combine : {'average', 'best'}, default='average'
+    combine : {'auto', 'average', 'best'}, default='auto'
         'average': the fitted density is the equal-weight mixture of the runs from all starts (it then has
-        `n_init * n_components` components with init='random'); 'best': the run with the lowest held-out loss alone.
+        `n_init * n_components` components with init='random'); 'best': the run with the lowest held-out loss alone;
+        'auto': whichever of the two has the higher held-out log-likelihood (`choose_combination`; 'average' without
+        held-out rows). Measured (`benchmarks/peers.py`): 'best' wins on small tables (wine, iris, penguins), the
+        average where rows are many (diamonds); `combine_scores_` holds both scores.
     max_iter : int, default=3000
         Iteration cap of projected gradient descent per start.
     tol : float, default=1e-8
@@ -360,6 +365,11 @@ class RAD(BasePairwiseDensity):
     shape_ : Shape or None
         The fitted map of the rows (shape='columns' or 'whiten'); `dictionaries_`, `center_` and `scale_` of the mapped
         columns are then in its space, and `density_` is a `ShapedDensity`.
+    combine_ : str
+        The combination of the runs kept, 'average' or 'best' (the `combine` setting, or its choice with 'auto').
+    combine_scores_ : dict
+        With combine='auto' and held-out rows, the held-out mean log-likelihood per row of each combination, in the
+        table's units as `score` (empty otherwise).
     shape_scores_ : dict
         With shape='auto', the held-out score of each candidate shape (`shape_scores`; empty otherwise).
     n_samples_seen_ : int
@@ -389,7 +399,7 @@ class RAD(BasePairwiseDensity):
         table's units as `score` (n_components='auto' only; empty otherwise).
     """
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', n_init=8,
-                 combine='average', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0,
+                 combine='auto', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0,
                  n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
                  precondition=False, shape='auto', unseen=1.0, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
                  accelerate=_DEPRECATED, rho=_DEPRECATED, n_alt=_DEPRECATED, radon=_DEPRECATED, n_mc=_DEPRECATED):

@@ -17,9 +17,9 @@ from .datapass import Counts
 from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
-__all__ = ['RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve',
-           'merge_solutions', 'histograms', 'rad_losses', 'climb_ranks', 'select_candidate', 'floor_coefs',
-           'SolverSettings', 'RADFit', 'PaperOptions', 'solve_counts']
+__all__ = ['RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit_runs', 'refit',
+           'rad_solve', 'merge_solutions', 'histograms', 'rad_losses', 'climb_ranks', 'select_candidate', 'floor_coefs',
+           'SolverSettings', 'RADFit', 'PaperOptions', 'choose_combination', 'solve_counts']
 
 # %% ../nbs/03c_solver.ipynb #238c5548
 _DENSE_INCIDENCE = 4096  # `_incidence` matrices up to this many entries stay dense (a sparse product costs more calls)
@@ -354,17 +354,25 @@ def _average(params) -> tuple:
 
 _REFIT_SHARE = 0.1  # the refit continues each kept run on all the data for this share of its iterations
 
-def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: float = _REFIT_SHARE,
-          precondition: bool = False) -> RADSolution:
+def refit_runs(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: float = _REFIT_SHARE,
+               precondition: bool = False) -> tuple:
     """Continue every kept run of `sol` from its chosen iterate on `full` (all the data) for `share` of its iterations
-    (at least 5) and average as `sol` did; `share=None` instead replays each run from its start for its chosen iterations."""
+    (at least 5); `share=None` instead replays each run from its start for its chosen iterations. Returns `(runs, n_iter,
+    loss_curve)`: each run's `(B, lam)`, its iterations in all, and the first run's losses."""
     if share is None: x0, caps = _stack(sol.starts), np.maximum(sol.stop_iters, 1)
     else: x0, caps = _stack(sol.finals), np.maximum(np.ceil(share * np.asarray(sol.stop_iters)).astype(int), 5)
     res = pgd_batch(full.value_grad, x0, full.project, max_iter=caps, tol=0.0, accelerate=accelerate,
                     value=full.objective, grow=_STEP_GROWTH, precond=component_steps if precondition else None)
-    B, lam = _average(list(zip(*res.params)))
     n_iter = res.n_iter if share is None else np.asarray(sol.stop_iters) + res.n_iter
-    return replace(sol, B=B, weights=lam, n_iter=int(n_iter.max()), loss_curve=res.losses[0])
+    return list(zip(*res.params)), n_iter, res.losses[0]
+
+def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: float = _REFIT_SHARE,
+          precondition: bool = False) -> RADSolution:
+    """Continue every kept run of `sol` from its chosen iterate on `full` (all the data) for `share` of its iterations
+    (at least 5) and average as `sol` did; `share=None` instead replays each run from its start for its chosen iterations."""
+    runs, n_iter, curve = refit_runs(sol, full, accelerate, share, precondition)
+    B, lam = _average(runs)
+    return replace(sol, B=B, weights=lam, n_iter=int(n_iter.max()), loss_curve=curve)
 
 def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: RadonLoss = None, init: str = 'random',
               n_init: int = 8, combine: str = 'average', max_iter: int = 3000, tol: float = 1e-8, patience: int = 100,
@@ -525,6 +533,8 @@ class RADFit:
     converged: bool
     loss_curve: list
     validation_curve: list
+    combine: str = 'average'
+    combine_scores: dict = field(default_factory=dict)
 
 # %% ../nbs/03c_solver.ipynb #24e807b1
 @dataclass(frozen=True)
@@ -553,13 +563,30 @@ class PaperOptions:
         return self
 
 # %% ../nbs/03c_solver.ipynb #f9ff00bf
+def choose_combination(sol: RADSolution, full: RadonLoss, score, accelerate: bool = True,
+                       precondition: bool = False) -> tuple:
+    """`(solution, 'average' or 'best', {combination: score})`: every run of `sol` refitted on `full` (`refit_runs`),
+    then the one of two combinations with the higher `score` (held-out log-likelihood): the average of all runs (a
+    mixture of n_init x F components, smoother) or the run with the lowest held-out $J_1$ alone (F components, which
+    a small table often prefers). Ties go to the average."""
+    runs, n_iter, curve = refit_runs(sol, full, accelerate, precondition=precondition)
+    B, lam = _average(runs)
+    candidates = {'average': replace(sol, B=B, weights=lam, n_iter=int(n_iter.max()), loss_curve=curve)}
+    b = sol.best_start
+    candidates['best'] = replace(sol, B=runs[b][0], weights=runs[b][1], n_iter=int(n_iter[b]), loss_curve=curve,
+                                 starts=[sol.starts[b]], stop_iters=[sol.stop_iters[b]], finals=[sol.finals[b]])
+    scores = {name: score(c) for name, c in candidates.items()}
+    chosen = 'best' if scores['best'] > scores['average'] else 'average'
+    return candidates[chosen], chosen, scores
+
 def solve_counts(Rs, group, pairs, dictionaries, counts: Counts, n_components=10, smoothing=0.0, grid=_RANK_GRID,
                  settings: SolverSettings = SolverSettings(), held=None, held_weight=None, warm=None,
                  random_state=None) -> RADFit:
     """Steps 5 to 7 of a fit: the losses of `counts` through the operators `Rs` (`group[p]` is pair p's), the solve of
     every candidate (`n_components` or 'auto' over `grid`; `smoothing` or 'auto'), the choice and the refit on all the
     counts. `dictionaries` are in standard units, as are `held`, held-out rows (weighted by `held_weight`) that score
-    the ranks; `warm = (coefs, weights)` is a fit to start from (the dictionary EM's)."""
+    the ranks; `warm = (coefs, weights)` is a fit to start from (the dictionary EM's). With `settings.combine='auto'`
+    and held-out rows, the runs are refitted and `choose_combination` keeps their average or the best one."""
     s, rng = settings, check_random_state(random_state)
     K, N = counts.n_samples, len(dictionaries)
     n_atoms = [len(d) for d in dictionaries]
@@ -580,7 +607,8 @@ def solve_counts(Rs, group, pairs, dictionaries, counts: Counts, n_components=10
     search = len(ranks) * len(gammas) > 1
     seed = rng.randint(2**31 - 1) if search else rng  # every candidate starts alike
     n_search = max(1, int(round(_SEARCH_SHARE * s.n_init))) if search and s.init == 'random' else s.n_init
-    solve = partial(rad_solve, loss, val=val, init=s.init, combine=s.combine, max_iter=s.max_iter, tol=s.tol,
+    batch = 'average' if s.combine == 'auto' else s.combine  # 'auto' keeps every run, then chooses (below)
+    solve = partial(rad_solve, loss, val=val, init=s.init, combine=batch, max_iter=s.max_iter, tol=s.tol,
                     patience=s.patience, accelerate=s.accelerate, rho=s.rho, n_alt=s.n_alt, random_state=seed,
                     verbose=s.verbose, precondition=s.precondition, warm=warm)
     score = (lambda sol: _held_out_loglik(sol, dictionaries, n_atoms, held, s.coef_floor, held_weight)) if auto_rank else None
@@ -589,11 +617,16 @@ def solve_counts(Rs, group, pairs, dictionaries, counts: Counts, n_components=10
     sol = fits[key][2]
     if n_search < s.n_init:  # the chosen candidate's other starts (the same starts as one call with all of them)
         loss.smoothing = gamma
-        sol = merge_solutions(sol, solve(F, n_init=s.n_init, first=n_search), s.combine)
+        sol = merge_solutions(sol, solve(F, n_init=s.n_init, first=n_search), batch)
+    combine, combine_scores = batch, {}
     if full is not None:
         full.smoothing = gamma
-        sol = refit(sol, full, s.accelerate, precondition=s.precondition)
+        if s.combine == 'auto' and held is not None and len(sol.finals) > 1:
+            sol, combine, combine_scores = choose_combination(sol, full, lambda c: _held_out_loglik(
+                c, dictionaries, n_atoms, held, s.coef_floor, held_weight), s.accelerate, s.precondition)
+        else:
+            sol = refit(sol, full, s.accelerate, precondition=s.precondition)
     return RADFit(sol.weights, floor_coefs(sol.B, n_atoms, s.coef_floor), F, gamma,
                   {F: max(fits[F, g][1] for g in gammas) for F, _ in fits} if auto_rank else {},
                   {g: fits[F, g][0] for g in gammas} if auto_smoothing else {},
-                  sol.n_iter, sol.converged, sol.loss_curve, sol.val_curve)
+                  sol.n_iter, sol.converged, sol.loss_curve, sol.val_curve, combine, combine_scores)

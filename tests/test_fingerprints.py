@@ -22,8 +22,9 @@ HERE = Path(__file__).parent
 
 
 def RAD(*args, **kwargs):
-    "RAD on the table as it is (shape=None), the setting these fingerprints were recorded with before 'auto' became the default."
-    return _RAD(*args, **{'shape': None, **kwargs})
+    """RAD on the table as it is (shape=None) with its runs averaged (combine='average'): the settings these
+    fingerprints were recorded with, before 'auto' became the default of both."""
+    return _RAD(*args, **{'shape': None, 'combine': 'average', **kwargs})
 RECORD = HERE / 'fingerprints.json'
 
 
