@@ -17,7 +17,7 @@ method's numbers are comparable on one table. Each (table, method) pair runs in 
 own) on one BLAS thread. Methods:
 
 - `RAD()`: radbook's estimator, default settings (shape='auto'), as loaded (DataFrames as they come); `RAD(shape=None)`:
-  the same on the table as it is, the paper's model (the default before version 0.0.1's issue 34).
+  the same on the table as it is; `RAD(shape=None, combine='average')`: the defaults before issue 34.
 - `GMM search`: `GaussianMixture` with 1 to 32 components, full or diagonal covariances, chosen by BIC, on the
   standardised continuous columns; on a table with discrete columns, the **hybrid**: that mixture times independent
   add-one-smoothed frequencies of the discrete columns (what a practitioner builds in ten lines).
@@ -47,7 +47,7 @@ import numpy as np
 
 MAX_DISCRETE = 16
 _REG = 1e-4  # the mixtures' variance floor in standard units (1e-6, scikit-learn's, lets BIC pick degenerate fits on wine)
-METHODS = ('RAD()', 'RAD(shape=None)', 'GMM search', 'KDE (CV)', 'independent', 'ARF')
+METHODS = ('RAD()', 'RAD(shape=None)', "RAD(shape=None, combine='average')", 'GMM search', 'KDE (CV)', 'independent', 'ARF')
 
 
 # ---- tables ------------------------------------------------------------------------------------------------------
@@ -308,7 +308,8 @@ def run_one(table, method):
                 secs.append(time.perf_counter() - t)
             elif method.startswith('RAD'):
                 from radbook.rad import RAD
-                est = RAD(random_state=0, **({'shape': None} if 'None' in method else {})).fit(fit)
+                est = RAD(random_state=0, **({'shape': None} if 'None' in method else {}),
+                          **({'combine': 'average'} if 'average' in method else {})).fit(fit)
                 secs.append(time.perf_counter() - t)
                 scores = est.score_samples(held)
             else:
@@ -331,11 +332,12 @@ def plot(rows, path):
     cols = min(4, len(tables))
     fig, axes = plt.subplots((len(tables) + cols - 1) // cols, cols, figsize=(3.4 * cols, 2.9 * ((len(tables) + cols - 1) // cols)),
                              squeeze=False)
-    markers = dict(zip(METHODS, 'o*sD^v'))
+    markers = dict(zip(METHODS, 'o*PsD^v'))
+    colours = {m: f'C{i}' for i, m in enumerate(METHODS)}  # by method, so that a table without some keeps the others' colours
     for ax, t in zip(axes.ravel(), tables):
         for r in rows:
             if r['table'] == t and np.isfinite(r['loglik']):
-                ax.errorbar(r['fit_s'], r['loglik'], yerr=r['se'], marker=markers.get(r['method'], 'x'), ls='',
+                ax.errorbar(r['fit_s'], r['loglik'], yerr=r['se'], marker=markers.get(r['method'], 'x'), ls='', color=colours.get(r['method']),
                             label=r['method'], ms=8 if r['method'].startswith('RAD') else 6)
         secs = [r['fit_s'] for r in rows if r['table'] == t]
         ax.set_xscale('log'); ax.set_xlim(10 ** np.floor(np.log10(min(secs))), 10 ** np.ceil(np.log10(max(secs))))
