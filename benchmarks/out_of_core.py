@@ -54,7 +54,8 @@ def floor_pass(source):
 
 def fit_steps(source):
     """RAD()'s fit as its public steps (`summary_pass`, `plan_fit`, `count_pass`, `solve_counts`) on `source`, timed one
-    by one; returns the plan, the fit, its density and {step: seconds}. The same numbers as `RAD(random_state=0).fit`."""
+    by one; returns the plan, the fit, its density and {step: seconds}. The same numbers as
+    `RAD(shape=None, combine='average', random_state=0).fit`."""
     from sklearn.utils import check_random_state
     from threadpoolctl import threadpool_limits
     from radbook.dictionaries import DictionaryCPD

@@ -169,13 +169,13 @@ class TripleLoss:
 def fit_rad3(X, dictionaries, F, seed, w3, n_triples=56, M3=40, n_init=8, triple_seed=None, return_parts=False):
     """RAD.fit's own steps (`summary_pass`, `plan_fit`, `count_pass`, `rad_losses`, then `rad_solve` as `solve_counts` calls it for a
     fixed rank and smoothing 0), with the triple term added, so w3=0 reproduces
-    `RAD(F, dictionaries=dictionaries, n_init=n_init, random_state=seed).fit(X)` bit for bit.
+    `RAD(F, dictionaries=dictionaries, n_init=n_init, combine='average', random_state=seed).fit(X)` bit for bit.
     The pairs are in RAD's standard units, the triples in the table's units with the shared dictionary: the triple
     term depends only on B and lam, which weigh the same atoms in either units. Triple bins come from the summary's
     sample of rows, the triples' held-out rows are the pairs' (`held_out_rows`), and the triple directions and subset
     come from a separate rng."""
     K, N = X.shape
-    est = RAD(F, dictionaries=dictionaries, n_init=n_init, random_state=seed)
+    est = RAD(F, dictionaries=dictionaries, n_init=n_init, combine='average', random_state=seed)
     table = TableSettings.of(est)
     rng = check_random_state(seed)
     row_seed = int(rng.randint(2**31 - 1))
@@ -210,7 +210,7 @@ def main(K, seed, w3s, family='gaussian'):
     X, _ = truth.sample(K, random_state=100 + seed)
     score = lambda w, B: jsd(truth, DictionaryCPD(w, list(B), truth.dictionaries), 20000, random_state=200 + seed)[0]
     t0 = time.perf_counter()
-    rad = RAD(truth.n_components, dictionaries=truth.dictionaries, random_state=seed).fit(X)
+    rad = RAD(truth.n_components, dictionaries=truth.dictionaries, combine='average', random_state=seed).fit(X)
     print(f"{family} K={K} seed={seed} RAD*: JSD {score(rad.weights_, rad.coefs_):.4f} ({time.perf_counter() - t0:.1f} s)", flush=True)
     same = fit_rad3(X, truth.dictionaries, truth.n_components, seed, 0.0)
     print(f"  triples at w3=0 reproduce RAD*: {np.array_equal(same.weights, rad.weights_)}", flush=True)

@@ -185,11 +185,14 @@ class Summary:
     def without_held(self, max_rows: int = None) -> "Summary":
         """The summary with the held-out rows taken out of its sample (so that they can score what the sample fits), and
         with `max_rows`, at most that many of the rest: the bottom-k by stream-0 number, a uniform draw that a larger
-        `max_rows` extends. Every other field is shared."""
+        `max_rows` extends (by weight, as the sample is). Weighted rows keep their weights (`sample_weights`) while the
+        sample holds every row. Every other field is shared."""
         keep = ~np.isin(self.sample_index, self.held_index)
         part = (self.sample_index[keep], self._sample_keys[keep], self.sample[keep], self.sample_weight[keep])
         if max_rows is not None and len(part[0]) > max_rows: part = _bottom(*part, max_rows)
         out = copy.copy(self)
+        if self.weighted and len(self.sample) == self.n_samples and len(part[0]) == keep.sum():
+            out.n_samples, out.total_weight = int(keep.sum()), float(part[3].sum())  # still every row: keep their weights
         out.sample_index, out._sample_keys, out.sample, out.sample_weight = part
         return out
 

@@ -240,7 +240,7 @@ class TableDensityMixin:
         if inside and len(inside) < len(group):
             name = lambda ns: ', '.join(self._feature_name(int(n)) for n in ns)
             raise ValueError(f"{what} over {name(features)} holds {name(inside)} but not all of the columns whitened together "
-                             f"({name(group)}; shape='auto' chose to whiten them, shape_ holds the map): it has no exact "
+                             f"({name(group)}; the fit with shape={getattr(self, 'shape', None)!r} whitened them, shape_ holds the map): it has no exact "
                              "form. Ask for all of them or none, or fit with shape='columns' (per-column maps keep every "
                              "marginal and conditional exact) or shape=None.")
 

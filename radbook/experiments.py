@@ -223,7 +223,8 @@ def _log_limits(values, subs=(1, 2, 5)) -> tuple:
     grid = np.array([m * 10.0 ** e for e in range(int(np.floor(np.log10(v.min()))) - 1, int(np.ceil(np.log10(v.max()))) + 2)
                      for m in subs])
     eps = 1e-9  # a value on a tick keeps that tick
-    return float(grid[grid <= v.min() * (1 + eps)].max()), float(grid[grid >= v.max() * (1 - eps)].min())
+    lo, hi = float(grid[grid <= v.min() * (1 + eps)].max()), float(grid[grid >= v.max() * (1 - eps)].min())
+    return (lo, float(grid[grid > hi * (1 + eps)].min())) if hi <= lo * (1 + eps) else (lo, hi)  # never zero height
 
 def _k_label(K: int) -> str:
     "A tick label for K: 500, 2k, 40k."

@@ -56,7 +56,7 @@ class RADImputer(TransformerMixin, BaseEstimator):
     estimator : RAD or None, default=None
         The density estimator to fit (cloned); None: `RAD(shape=None, random_state=random_state)` (conditional means
         have a closed form on the table as it is, not under a shape's nonlinear map; a RAD with shape='auto', the
-        default, is fitted with shape=None, and an explicit 'columns' or 'whiten' is refused).
+        default, is fitted with shape=None, and an explicit 'columns' or 'whiten' is refused in `fit`).
     sample_posterior : bool, default=False
         Draw each row's missing entries from their conditional density instead of filling the conditional mean
         (continuous columns) or mode (discrete columns); for multiple imputation.
@@ -74,6 +74,9 @@ class RADImputer(TransformerMixin, BaseEstimator):
         "Fit the density to `X` (array-like or DataFrame with missing entries); `y` is ignored."
         est = clone(self.estimator) if self.estimator is not None else RAD(shape=None, random_state=self.random_state)
         if getattr(est, 'shape', None) == 'auto': est.set_params(shape=None)  # conditional means need the table as it is
+        if getattr(est, 'shape', None) is not None:
+            raise ValueError(f"RADImputer fills conditional means, which have a closed form on the table as it is: its estimator "
+                             f"needs shape=None (or 'auto', read as None), got shape={est.shape!r}.")
         self.estimator_ = est.fit(X)
         self.n_features_in_ = est.n_features_in_
         if hasattr(est, 'feature_names_in_'): self.feature_names_in_ = est.feature_names_in_

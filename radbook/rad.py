@@ -279,9 +279,10 @@ class RAD(BasePairwiseDensity):
     combine : {'auto', 'average', 'best'}, default='auto'
         'average': the fitted density is the equal-weight mixture of the runs from all starts (it then has
         `n_init * n_components` components with init='random'); 'best': the run with the lowest held-out loss alone;
-        'auto': whichever of the two has the higher held-out log-likelihood (`choose_combination`; 'average' without
-        held-out rows). Measured (`benchmarks/peers.py`): 'best' wins on small tables (wine, iris, penguins), the
-        average where rows are many (diamonds); `combine_scores_` holds both scores.
+        'auto': whichever of the two, at their early-stopped iterates, gives the held-out rows the higher
+        log-likelihood, then refitted (`choose_combination`; 'average' without held-out rows or with one start). The
+        choice varies per table and per seed (`combine_` says which): the average tends to win where rows are many
+        (diamonds), one run on small tables (wine, penguins); `combine_scores_` holds both scores.
     max_iter : int, default=3000
         Iteration cap of projected gradient descent per start.
     tol : float, default=1e-8
@@ -346,14 +347,15 @@ class RAD(BasePairwiseDensity):
     n_components_ : int
         Rank F of every run (chosen when n_components='auto').
     weights_ : ndarray of shape (n_mixture,)
-        Mixture weights; n_mixture is `n_init * n_components_` with init='random' and combine='average', else
+        Mixture weights; n_mixture is `n_init * n_components_` with init='random' and `combine_` 'average', else
         `n_components_`.
     coefs_ : list of ndarray of shape (n_atoms_n, n_mixture)
         Dictionary coefficients B_n of each feature (after `coef_floor`).
     dictionaries_ : list of lists of atoms
-        The dictionaries used, in the data's units.
-    density_ : DictionaryCPD
-        The fitted density, in the data's units (the standardisation's Jacobian is in its atoms).
+        The dictionaries used, in the data's units, or in the mapped space when `shape_` is not None.
+    density_ : DictionaryCPD or ShapedDensity
+        The fitted density, in the data's units (the standardisation's Jacobian is in its atoms; with a `shape_`, a
+        `ShapedDensity` that adds the map's Jacobian).
     center_, scale_ : ndarray of shape (n_features,)
         The center and scale that standardised each column for the projections (0 and 1 with standardize=False).
     pairs_ : ndarray of shape (n_pairs, 2)
@@ -368,8 +370,8 @@ class RAD(BasePairwiseDensity):
     combine_ : str
         The combination of the runs kept, 'average' or 'best' (the `combine` setting, or its choice with 'auto').
     combine_scores_ : dict
-        With combine='auto' and held-out rows, the held-out mean log-likelihood per row of each combination, in the
-        table's units as `score` (empty otherwise).
+        With combine='auto', held-out rows and more than one start, the held-out mean log-likelihood per row of each
+        combination before the refit, in the table's units as `score` (empty otherwise).
     shape_scores_ : dict
         With shape='auto', the held-out score of each candidate shape (`shape_scores`; empty otherwise).
     n_samples_seen_ : int

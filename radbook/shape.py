@@ -281,7 +281,7 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     NaN when there is nothing to compare. With `per_row`, each held-out row's log-likelihood instead of the mean."""
     columns = np.asarray(columns, dtype=np.intp)
     fitting, held = summary.without_held(max_rows), summary.held_out
-    if not len(columns) or len(held) < 2 or len(fitting.sample) < 20: return {kind: np.nan for kind in kinds}
+    if not len(columns) or len(held) < 2 or len(fitting.sample) < 20: return {kind: np.nan for kind in kinds}  # scalars, per_row or not
     scores = {}
     for kind in kinds:
         shape = Shape(summary.n_features) if kind is None else shape_step(fitting, kind, columns)
@@ -297,7 +297,8 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
         with np.errstate(divide='ignore'):
             ll = DictionaryCPD(fit['weights'], fit['coefs'], std).logpdf(Z) + units + shape.log_jacobian(held)
         scores[kind] = np.maximum(ll, -700.0)
-    return scores if per_row else {kind: float(np.mean(v)) for kind, v in scores.items()}
+    w = summary.held_weights()
+    return scores if per_row else {kind: float(np.average(v, weights=w)) for kind, v in scores.items()}
 
 def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0,
                  max_rows: int = _SHAPE_ROWS) -> tuple:
@@ -307,12 +308,17 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
     the whole summary (`shape_step`), and the mean scores."""
     rows = shape_scores(summary, columns, discrete=discrete, max_discrete=max_discrete, rank=rank, random_state=random_state,
                         max_rows=max_rows, per_row=True)
-    scores = {kind: float(np.mean(v)) for kind, v in rows.items()}
+    w = summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
+    scores = {kind: float(np.average(v, weights=w)) if np.ndim(v) else float(v) for kind, v in rows.items()}
     mean = lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind]
     best = max((None, 'columns'), key=mean)
     if not np.isnan(scores['whiten']) and not np.isnan(scores[best]):
         gain = rows['whiten'] - rows[best]
-        if gain.mean() > gain.std(ddof=1) / np.sqrt(len(gain)): best = 'whiten'
+        if w is None: m, se = gain.mean(), gain.std(ddof=1) / np.sqrt(len(gain))
+        else:
+            m = np.average(gain, weights=w)
+            se = np.sqrt(np.average((gain - m) ** 2, weights=w) * (w ** 2).sum()) / w.sum()
+        if m > se: best = 'whiten'
     return (Shape(summary.n_features) if best is None else shape_step(summary, best, columns)), scores
 
 def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None, rank: int = 8) -> tuple:

@@ -303,6 +303,7 @@ class RADSolution:
     starts: list = field(default_factory=list)
     stop_iters: list = field(default_factory=list)
     finals: list = field(default_factory=list)
+    run_converged: list = field(default_factory=list)  # per kept run, whether it stopped by its own criterion
 
 def _stack(params) -> tuple:
     "A list of `(B, lam)` as one batch `(B (S, N, L, F), lam (S, F))`."
@@ -404,7 +405,8 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
     converged = all(res.stop[i] in ('tol', 'callback') for i in kept)  # stopped by their own criterion, not by max_iter
     sol = RADSolution(B, lam, int(max(best['it'][i] for i in kept)), converged, res.losses[kept[0]], curves[s],
                       [float(v) for v in best['score']], s, [starts[i] for i in kept], [int(best['it'][i]) for i in kept],
-                      [(best['B'][i], best['lam'][i]) for i in kept])
+                      [(best['B'][i], best['lam'][i]) for i in kept],
+                      [res.stop[i] in ('tol', 'callback') for i in kept])
     return refit(sol, full, accelerate, precondition=precondition) if val is not None and full is not None else sol
 
 def merge_solutions(a: RADSolution, b: RADSolution, combine: str = 'average') -> RADSolution:
@@ -418,7 +420,8 @@ def merge_solutions(a: RADSolution, b: RADSolution, combine: str = 'average') ->
     B, lam = _average(list(a.finals) + list(b.finals))
     return RADSolution(B, lam, max(a.n_iter, b.n_iter), a.converged and b.converged, a.loss_curve,
                        a.val_curve if s < len(a.start_scores) else b.val_curve, scores, s, list(a.starts) + list(b.starts),
-                       list(a.stop_iters) + list(b.stop_iters), list(a.finals) + list(b.finals))
+                       list(a.stop_iters) + list(b.stop_iters), list(a.finals) + list(b.finals),
+                       list(a.run_converged) + list(b.run_converged))
 
 # %% ../nbs/03c_solver.ipynb #f9b983ae
 def histograms(counts) -> np.ndarray:
@@ -565,19 +568,20 @@ class PaperOptions:
 # %% ../nbs/03c_solver.ipynb #f9ff00bf
 def choose_combination(sol: RADSolution, full: RadonLoss, score, accelerate: bool = True,
                        precondition: bool = False) -> tuple:
-    """`(solution, 'average' or 'best', {combination: score})`: every run of `sol` refitted on `full` (`refit_runs`),
-    then the one of two combinations with the higher `score` (held-out log-likelihood): the average of all runs (a
-    mixture of n_init x F components, smoother) or the run with the lowest held-out $J_1$ alone (F components, which
-    a small table often prefers). Ties go to the average."""
-    runs, n_iter, curve = refit_runs(sol, full, accelerate, precondition=precondition)
-    B, lam = _average(runs)
-    candidates = {'average': replace(sol, B=B, weights=lam, n_iter=int(n_iter.max()), loss_curve=curve)}
+    """`(solution, 'average' or 'best', {combination: score})`: of two combinations of the runs of `sol`, each at its
+    early-stopped iterate (fitted to the training counts only), the one with the higher `score` (held-out
+    log-likelihood): the average of all runs (a mixture of n_init x F components, smoother) or the run with the lowest
+    held-out $J_1$ alone (F components, which a small table often prefers); ties go to the average. Only the chosen one
+    is then refitted on `full` (`refit`), so the scores are of rows the scored fits never saw."""
     b = sol.best_start
-    candidates['best'] = replace(sol, B=runs[b][0], weights=runs[b][1], n_iter=int(n_iter[b]), loss_curve=curve,
-                                 starts=[sol.starts[b]], stop_iters=[sol.stop_iters[b]], finals=[sol.finals[b]])
-    scores = {name: score(c) for name, c in candidates.items()}
+    one = replace(sol, B=sol.finals[b][0], weights=sol.finals[b][1], starts=[sol.starts[b]], stop_iters=[sol.stop_iters[b]],
+                  finals=[sol.finals[b]], n_iter=int(sol.stop_iters[b]),
+                  converged=bool(sol.run_converged[b]) if sol.run_converged else sol.converged,
+                  run_converged=list(sol.run_converged[b:b + 1]))
+    B, lam = _average(sol.finals)
+    scores = {'average': score(replace(sol, B=B, weights=lam)), 'best': score(one)}
     chosen = 'best' if scores['best'] > scores['average'] else 'average'
-    return candidates[chosen], chosen, scores
+    return refit(one if chosen == 'best' else sol, full, accelerate, precondition=precondition), chosen, scores
 
 def solve_counts(Rs, group, pairs, dictionaries, counts: Counts, n_components=10, smoothing=0.0, grid=_RANK_GRID,
                  settings: SolverSettings = SolverSettings(), held=None, held_weight=None, warm=None,

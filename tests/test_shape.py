@@ -82,7 +82,7 @@ def test_bad_shapes_are_refused(skewed):
         RAD(shape='rotate').fit(X)
     with pytest.raises(ValueError, match="needs RAD's own dictionaries"):
         RAD(shape='columns', dictionaries=truth.dictionaries).fit(truth.sample(500, random_state=0)[0])
-    with pytest.raises(ValueError, match="shape=None to impute"):
+    with pytest.raises(ValueError, match="needs shape=None"):
         RADImputer(RAD(shape='columns', **QUICK)).fit_transform(np.where(X == X[0, 0], np.nan, X))
 
 
@@ -128,3 +128,26 @@ def test_whitening_must_pay_for_what_it_takes_away():
     assert est.shape_scores_['whiten'] > est.shape_scores_['columns']  # measured: -17.12 against -17.17
     assert est.shape_ is not None and len(est.shape_.group) == 0
     assert np.isfinite(est.marginal(['flipper_length_mm', 'body_mass_g']).logpdf(penguins.iloc[:5])).all()
+
+
+def test_the_shape_choice_reads_the_rows_weights():
+    # the candidates' EMs and the held-out scores weigh the rows (they fitted every row alike before)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3)); X[:, 1] += X[:, 0]
+    w = np.r_[np.full(150, 20.0), np.ones(150)]
+    weighted = RAD(n_init=2, random_state=0).fit(X, sample_weight=w).shape_scores_
+    plain = RAD(n_init=2, random_state=0).fit(X).shape_scores_
+    assert weighted[None] != plain[None] and weighted['columns'] != plain['columns']
+
+
+def test_combine_auto_scores_before_the_refit_and_reports_the_chosen_run():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(600, 3)); X[:, 1] += X[:, 0] ** 2
+    for seed in range(4):
+        est = RAD(3, shape=None, n_init=3, max_iter=150, random_state=seed).fit(X)
+        assert set(est.combine_scores_) == {'average', 'best'}
+        assert est.combine_ == max(est.combine_scores_, key=est.combine_scores_.get)
+        if est.combine_ == 'best':  # the chosen run's own record, as combine='best' gives it
+            ref = RAD(3, shape=None, n_init=3, max_iter=150, combine='best', random_state=seed).fit(X)
+            np.testing.assert_allclose(est.weights_, ref.weights_)
+            assert est.converged_ == ref.converged_ and est.n_iter_ == ref.n_iter_
