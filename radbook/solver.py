@@ -17,8 +17,8 @@ from .datapass import Counts
 from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
-__all__ = ['RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit_runs', 'refit',
-           'rad_solve', 'merge_solutions', 'histograms', 'rad_losses', 'climb_ranks', 'select_candidate', 'floor_coefs',
+__all__ = ['RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve',
+           'merge_solutions', 'histograms', 'rad_losses', 'climb_ranks', 'select_candidate', 'floor_coefs',
            'SolverSettings', 'RADFit', 'PaperOptions', 'choose_combination', 'solve_counts']
 
 # %% ../nbs/03c_solver.ipynb #238c5548
@@ -355,25 +355,17 @@ def _average(params) -> tuple:
 
 _REFIT_SHARE = 0.1  # the refit continues each kept run on all the data for this share of its iterations
 
-def refit_runs(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: float = _REFIT_SHARE,
-               precondition: bool = False) -> tuple:
-    """Continue every kept run of `sol` from its chosen iterate on `full` (all the data) for `share` of its iterations
-    (at least 5); `share=None` instead replays each run from its start for its chosen iterations. Returns `(runs, n_iter,
-    loss_curve)`: each run's `(B, lam)`, its iterations in all, and the first run's losses."""
-    if share is None: x0, caps = _stack(sol.starts), np.maximum(sol.stop_iters, 1)
-    else: x0, caps = _stack(sol.finals), np.maximum(np.ceil(share * np.asarray(sol.stop_iters)).astype(int), 5)
-    res = pgd_batch(full.value_grad, x0, full.project, max_iter=caps, tol=0.0, accelerate=accelerate,
-                    value=full.objective, grow=_STEP_GROWTH, precond=component_steps if precondition else None)
-    n_iter = res.n_iter if share is None else np.asarray(sol.stop_iters) + res.n_iter
-    return list(zip(*res.params)), n_iter, res.losses[0]
-
 def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: float = _REFIT_SHARE,
           precondition: bool = False) -> RADSolution:
     """Continue every kept run of `sol` from its chosen iterate on `full` (all the data) for `share` of its iterations
     (at least 5) and average as `sol` did; `share=None` instead replays each run from its start for its chosen iterations."""
-    runs, n_iter, curve = refit_runs(sol, full, accelerate, share, precondition)
-    B, lam = _average(runs)
-    return replace(sol, B=B, weights=lam, n_iter=int(n_iter.max()), loss_curve=curve)
+    if share is None: x0, caps = _stack(sol.starts), np.maximum(sol.stop_iters, 1)
+    else: x0, caps = _stack(sol.finals), np.maximum(np.ceil(share * np.asarray(sol.stop_iters)).astype(int), 5)
+    res = pgd_batch(full.value_grad, x0, full.project, max_iter=caps, tol=0.0, accelerate=accelerate,
+                    value=full.objective, grow=_STEP_GROWTH, precond=component_steps if precondition else None)
+    B, lam = _average(list(zip(*res.params)))
+    n_iter = res.n_iter if share is None else np.asarray(sol.stop_iters) + res.n_iter
+    return replace(sol, B=B, weights=lam, n_iter=int(n_iter.max()), loss_curve=res.losses[0])
 
 def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: RadonLoss = None, init: str = 'random',
               n_init: int = 8, combine: str = 'average', max_iter: int = 3000, tol: float = 1e-8, patience: int = 100,
