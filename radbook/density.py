@@ -233,16 +233,20 @@ class TableDensityMixin:
         return self._in_columns(self.density_.marginal(features))
 
     def _whole_group(self, features, what: str):
-        """Refuse `features` that hold some but not all of the columns a fitted shape whitens together (`shape_.group`),
-        naming them: their density has no exact form."""
-        group = getattr(getattr(self, 'shape_', None), 'group', ())
-        inside = [int(g) for g in group if int(g) in features]
-        if inside and len(inside) < len(group):
-            name = lambda ns: ', '.join(self._feature_name(int(n)) for n in ns)
-            raise ValueError(f"{what} over {name(features)} holds {name(inside)} but not all of the columns whitened together "
-                             f"({name(group)}; the fit with shape={getattr(self, 'shape', None)!r} whitened them, shape_ holds the map): it has no exact "
-                             "form. Ask for all of them or none, or fit with shape='columns' (per-column maps keep every "
-                             "marginal and conditional exact) or shape=None.")
+        """Refuse `features` that hold some but not all of the columns a fitted shape whitens together (`shape_.group`,
+        or a part's in local frames, `parts_`), naming them: their density has no exact form."""
+        fits = [(self, f"the fit with shape={getattr(self, 'shape', None)!r} whitened them, shape_ holds the map")]
+        fits += [(p, f"part {c} of the fit with local={getattr(self, 'local', None)!r} whitened them in its own frame")
+                 for c, p in enumerate(getattr(self, 'parts_', None) or [])]
+        for fit, why in fits:
+            group = getattr(getattr(fit, 'shape_', None), 'group', ())
+            inside = [int(g) for g in group if int(g) in features]
+            if inside and len(inside) < len(group):
+                name = lambda ns: ', '.join(self._feature_name(int(n)) for n in ns)
+                raise ValueError(f"{what} over {name(features)} holds {name(inside)} but not all of the columns whitened together "
+                                 f"({name(group)}; {why}): it has no exact form. Ask for all of them or none, or fit with "
+                                 "local=False and shape='columns' (per-column maps keep every marginal and conditional exact) "
+                                 "or shape=None.")
 
     def conditional(self, given: dict):
         """The fitted density of the other columns given observed values, exactly: `given` maps columns (indices or

@@ -75,7 +75,7 @@ def make_estimator(method: str, truth, config: ExperimentConfig, seed: int):
     F = truth.n_components
     if method == 'RAD*': return RAD(F, dictionaries=truth.dictionaries, n_projections=config.n_projections, combine='average',
                                      random_state=seed)
-    if method == 'RAD': return RAD(F, n_projections=config.n_projections, shape=None, combine='average',
+    if method == 'RAD': return RAD(F, n_projections=config.n_projections, shape=None, combine='average', local=False,
                                     random_state=seed)  # the paper's model, as in method version 11
     if method == 'JUPAD': return JUPAD(F, dictionaries=truth.dictionaries, n_bins=config.jupad_bins, random_state=seed)
     if method in ('GMM', 'GMM-Diag'):

@@ -56,7 +56,8 @@ class RADImputer(TransformerMixin, BaseEstimator):
     estimator : RAD or None, default=None
         The density estimator to fit (cloned); None: `RAD(shape=None, random_state=random_state)` (conditional means
         have a closed form on the table as it is, not under a shape's nonlinear map; a RAD with shape='auto', the
-        default, is fitted with shape=None, and an explicit 'columns' or 'whiten' is refused in `fit`).
+        default, is fitted with shape=None, and an explicit 'columns' or 'whiten' is refused in `fit`; likewise local
+        'auto' is fitted as False and local=True is refused).
     sample_posterior : bool, default=False
         Draw each row's missing entries from their conditional density instead of filling the conditional mean
         (continuous columns) or mode (discrete columns); for multiple imputation.
@@ -74,6 +75,10 @@ class RADImputer(TransformerMixin, BaseEstimator):
         "Fit the density to `X` (array-like or DataFrame with missing entries); `y` is ignored."
         est = clone(self.estimator) if self.estimator is not None else RAD(shape=None, random_state=self.random_state)
         if getattr(est, 'shape', None) == 'auto': est.set_params(shape=None)  # conditional means need the table as it is
+        if getattr(est, 'local', False) == 'auto': est.set_params(local=False)  # one frame: conditional means in closed form
+        if getattr(est, 'local', False) is True:
+            raise ValueError("RADImputer imputes conditional means, which need one frame on the table as it is: "
+                             "fit with local=False (or 'auto', read as False), got local=True.")
         if getattr(est, 'shape', None) is not None:
             raise ValueError(f"RADImputer fills conditional means, which have a closed form on the table as it is: its estimator "
                              f"needs shape=None (or 'auto', read as None), got shape={est.shape!r}.")

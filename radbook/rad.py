@@ -23,6 +23,7 @@ from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_f
                            auto_bins)
 from .shape import Shape, ShapedDensity, table_shape, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
+from .local import LocalFit, fit_local
 
 # %% auto #0
 __all__ = ['BasePairwiseDensity', 'RAD']
@@ -327,6 +328,16 @@ class RAD(BasePairwiseDensity):
         a tie goes to the simpler map, and without held-out rows (validation_fraction=0) or with given dictionaries it
         is None. The density is read back in the table's units with the map's Jacobian. 'columns' and 'whiten' need
         RAD's own dictionaries. For the paper's model, or for conditional means (`RADImputer`), use shape=None.
+    local : {'auto', True, False}, default='auto'
+        RAD in local frames (notebook `03g_local`): besides the fit in one frame (`shape`), a partition of the rows (a
+        full-covariance Gaussian mixture over the smooth continuous columns, at least two of them, its size by BIC)
+        and a RAD per part in its own whitened frame, mixed by the parts' shares of the rows. 'auto' keeps the mixture
+        where its held-out mean log-likelihood beats the one frame's (`local_scores_`); True keeps it whenever the
+        partition has more than one part; False fits one frame. Rows in memory (arrays, DataFrames) with RAD's own
+        dictionaries only: memmaps, chunks, Dask arrays, `partial_fit` and given dictionaries fit one frame under
+        'auto' and are refused under True. Each part whitens its own frame, so a marginal, conditional or row that
+        holds some but not all of a part's whitened columns is refused (fit with local=False and shape='columns' to
+        keep every request exact). For the paper's model use local=False.
     unseen : float >= 0 or None, default=1.0
         Pseudo-count of values never seen in fit, per discrete column: a new category, or an integer inside an integer
         column's fitted range, shares `unseen / (n_samples_seen_ + unseen)` of the column's probability
@@ -399,11 +410,25 @@ class RAD(BasePairwiseDensity):
     rank_scores_ : dict
         Held-out mean log-likelihood per row of each rank tried, from its search fit (a quarter of the starts), in the
         table's units as `score` (n_components='auto' only; empty otherwise).
+    local_ : bool
+        Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`,
+        `n_components_` counts all the parts' components (part after part, as `predict_proba` and `sample` number them),
+        `shape_` is None, and the other attributes above describe `global_`, the fit in one frame it was compared with.
+    global_ : RAD or None
+        The fit in one frame that the parts were compared with (None when no partition was tried).
+    parts_ : list of RAD
+        The parts' fits (empty unless `local_`).
+    part_weights_ : ndarray
+        The parts' shares $\pi_c$ of the fitted rows ([1.0] for one frame).
+    partition_ : Partition or None
+        The partition of the rows (None when none was fitted).
+    local_scores_ : dict
+        Held-out mean log-likelihood of the one frame ('one') and of the mixture of parts ('local'), in the table's units.
     """
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', n_init=8,
                  combine='auto', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0,
                  n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
-                 precondition=False, shape='auto', unseen=1.0, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
+                 precondition=False, shape='auto', local='auto', unseen=1.0, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
                  accelerate=_DEPRECATED, rho=_DEPRECATED, n_alt=_DEPRECATED, radon=_DEPRECATED, n_mc=_DEPRECATED):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
@@ -411,6 +436,7 @@ class RAD(BasePairwiseDensity):
         self.validation_fraction, self.patience, self.random_state, self.verbose = validation_fraction, patience, random_state, verbose
         self.smoothing, self.n_components_grid, self.coef_floor = smoothing, n_components_grid, coef_floor
         self.precondition, self.shape, self.unseen, self.paper_options = precondition, shape, unseen, paper_options
+        self.local = local
         self.init, self.accelerate, self.rho, self.n_alt, self.radon, self.n_mc = init, accelerate, rho, n_alt, radon, n_mc
 
     def _bins(self, n_samples) -> int:
@@ -429,6 +455,56 @@ class RAD(BasePairwiseDensity):
     def _statistics(self, options: PaperOptions):
         "The statistics step of `plan_fit` (JUPAD swaps it): random projections and their $R_{jk}$."
         return partial(radon_statistics, n_projections=self.n_projections, radon=options.radon, n_mc=options.n_mc)
+
+    def _local_kind(self, X):
+        """The `local` setting a fit of `X` uses: False for rows not in memory or given dictionaries under 'auto' (refused
+        under True)."""
+        kind = self.local
+        if not (kind == 'auto' or kind is True or kind is False):
+            raise ValueError(f"local must be 'auto', True or False, got {kind!r}.")
+        if kind is not False and (is_chunked(X) or not TableSettings.of(self).automatic):
+            if kind is True:
+                raise ValueError("local=True fits the rows in memory (an array or a DataFrame) with RAD's own dictionaries "
+                                 "('auto' or 'marginal'); for memmaps, chunks, Dask arrays or given dictionaries use local=False.")
+            return False
+        return kind
+
+    def fit(self, X, y=None, sample_weight=None):
+        if self._local_kind(X) is False:
+            super().fit(X, y, sample_weight)
+            return self._take(None)
+        return self._take(fit_local(self, X, sample_weight, keep=self._local_kind(X)))
+
+    fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """
+
+        With `local` 'auto' or True (rows in memory), the fit in one frame is one of three steps (`fit_local`, notebook
+        `03g_local`): the partition of the rows and a RAD per part follow, and the mixture of parts is kept where `local`
+        says (`local_`)."""
+
+    def _take(self, fit: LocalFit):
+        "This estimator as the result of `fit_local` (`fit`), or as a fit in one frame made in place (`fit=None`)."
+        if fit is None:
+            self.global_, self.parts_, self.part_weights_, self.partition_, self.local_scores_ = None, [], np.ones(1), None, {}
+            self.local_ = False
+            return self
+        for k, v in vars(fit.one).items():  # the one frame's fitted attributes, bit for bit
+            if k.endswith('_') or k == '_columns': setattr(self, k, v)
+        if not hasattr(fit.one, 'feature_names_in_') and hasattr(self, 'feature_names_in_'): del self.feature_names_in_
+        self._stream = None
+        self.global_, self.parts_, self.part_weights_, self.partition_ = fit.one, fit.parts, fit.weights, fit.partition
+        self.local_scores_, self.local_ = fit.scores, bool(fit.parts)
+        if self.local_: self.density_, self.shape_, self.n_components_ = fit.density, None, fit.density.n_components
+        return self
+
+    def partial_fit(self, X, y=None, sample_weight=None):
+        if self.local is True: raise ValueError("partial_fit fits one frame: local=True needs fit on rows in memory; use local=False or 'auto'.")
+        super().partial_fit(X, y, sample_weight)
+        return self._take(None)
+
+    partial_fit.__doc__ = BasePairwiseDensity.partial_fit.__doc__ + """
+
+        A stream fits one frame (`local` 'auto' is read as False; True is refused)."""
+
 
 # %% ../nbs/04_rad.ipynb #f674539d
 _MOVED = {name: 'steps' for name in ('standard_rows', 'em_rows', 'rad_dictionaries', 'atom_budget')}

@@ -22,9 +22,9 @@ HERE = Path(__file__).parent
 
 
 def RAD(*args, **kwargs):
-    """RAD on the table as it is (shape=None) with its runs averaged (combine='average'): the settings these
-    fingerprints were recorded with, before 'auto' became the default of both."""
-    return _RAD(*args, **{'shape': None, 'combine': 'average', **kwargs})
+    """RAD on the table as it is (shape=None), in one frame (local=False), with its runs averaged (combine='average'):
+    the settings these fingerprints were recorded with, before 'auto' became the default of all three."""
+    return _RAD(*args, **{'shape': None, 'combine': 'average', 'local': False, **kwargs})
 RECORD = HERE / 'fingerprints.json'
 
 
@@ -120,7 +120,7 @@ def case_imputer():
 
 def case_default_breast_cancer():
     X, Y = _breast_cancer()
-    est = _RAD(random_state=0).fit(X)  # the default shape='auto'
+    est = _RAD(random_state=0).fit(X)  # the defaults: shape='auto' (whitens), local='auto' (4 local frames win)
     return np.concatenate([est.score_samples(Y), [est.shape_scores_[k] for k in (None, 'columns', 'whiten')]])
 
 
