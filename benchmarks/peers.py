@@ -17,8 +17,9 @@ columns are scored by the counting measure, continuous ones by Lebesgue measure 
 method's numbers are comparable on one table. Each (table, method) pair runs in a fresh process (its peak RSS is its
 own) on one BLAS thread. Methods:
 
-- `RAD()`: radbook's estimator, default settings (shape='auto'), as loaded (DataFrames as they come); `RAD(shape=None)`:
-  the same on the table as it is; `RAD(shape=None, combine='average')`: the defaults before issue 34.
+- `RAD()`: radbook's estimator, default settings (shape='auto', combine='auto', local='auto'), as loaded (DataFrames as
+  they come); `RAD(local=False)`: the same in one frame (the defaults before local frames); `RAD(shape=None,
+  combine='average', local=False)`: the defaults before issue 34. Any `RAD(...)` name runs with the settings it gives.
 - `GMM search`: `GaussianMixture` with 1 to 32 components, full or diagonal covariances, chosen by BIC, on the
   standardised continuous columns; on a table with discrete columns, the **hybrid**: that mixture times independent
   add-one-smoothed frequencies of the discrete columns (what a practitioner builds in ten lines).
@@ -71,7 +72,7 @@ import numpy as np
 
 MAX_DISCRETE = 16
 _REG = 1e-4  # the mixtures' variance floor in standard units (1e-6, scikit-learn's, lets BIC pick degenerate fits on wine)
-METHODS = ('RAD()', 'RAD(shape=None)', "RAD(shape=None, combine='average')", 'GMM search', 'KDE (CV)', 'independent', 'ARF',
+METHODS = ('RAD()', 'RAD(local=False)', "RAD(shape=None, combine='average', local=False)", 'GMM search', 'KDE (CV)', 'independent', 'ARF',
            'NSF', 'KDEMultivariate', 'pomegranate')
 
 
@@ -499,8 +500,7 @@ def run_one(table, method):
                 secs.append(time.perf_counter() - t)
             elif method.startswith('RAD'):
                 from radbook.rad import RAD
-                est = RAD(random_state=0, **({'shape': None} if 'None' in method else {}),
-                          **({'combine': 'average'} if 'average' in method else {})).fit(fit)
+                est = RAD(random_state=0, **eval('dict' + method[3:])).fit(fit)  # the settings the method's name gives
                 secs.append(time.perf_counter() - t)
                 scores = est.score_samples(held)
             else:

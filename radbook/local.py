@@ -219,11 +219,24 @@ def _rows(X, mask):
     return X.iloc[mask] if hasattr(X, 'iloc') else np.asarray(X)[mask]
 
 
-def _held_mean(estimator, density, X, held, w) -> float:
-    "The weighted mean log density of the held-out rows of `X` under `density`, read as `estimator` reads rows."
+def _held_rows(estimator, density, X, held) -> np.ndarray:
+    "The log density of each held-out row of `X` under `density`, read as `estimator` reads rows."
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')  # unseen values: the fit's own scoring warns, not the choice
-        return float(np.average(_log_density(density, *estimator._unseen(_rows(X, held))), weights=w[held]))
+        return _log_density(density, *estimator._unseen(_rows(X, held)))
+
+
+def _whitens_more(one, parts) -> bool:
+    "Whether some part whitens a column that the one frame `one` keeps on its own axis (a marginal over it would be lost)."
+    kept = set(getattr(getattr(one, 'shape_', None), 'group', np.zeros(0)).tolist())
+    return any(not set(getattr(getattr(p, 'shape_', None), 'group', np.zeros(0)).tolist()) <= kept for p in parts)
+
+
+def _beats(gain, w, margin: bool) -> bool:
+    "Whether the per-row `gain` (weights `w`) has a positive weighted mean, beyond its standard error when `margin`."
+    m = np.average(gain, weights=w)
+    se = np.sqrt(np.average((gain - m) ** 2, weights=w) * (w ** 2).sum()) / w.sum()
+    return bool(m > (se if margin else 0.0))
 
 
 def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID, part_params=None,
@@ -232,7 +245,10 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     (array-like or DataFrame) with frequency weights `sample_weight`: the one frame, the partition (`fit_partition` over
     `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows), a RAD per part
     with `part_params` (None: `PART_PARAMS`), and the parts kept where `keep` is True, or where it is 'auto' and their
-    held-out mean beats the one frame's. A `random_state` of None is drawn once, so every clone holds out the same rows."""
+    held-out mean beats the one frame's: by more than the standard error of the per-row difference where the parts
+    whiten columns that the one frame keeps on their own axes (marginals over some of them would be lost, so the
+    parts have to pay for that, as `choose_shape`'s whitening does), by any margin otherwise. A `random_state` of None
+    is drawn once, so every clone holds out the same rows."""
     rs = estimator.random_state
     if rs is None: rs = int(check_random_state(None).randint(2**31 - 1))
     base = clone(estimator).set_params(local=False, random_state=rs)
@@ -242,7 +258,9 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     row_seed = int(check_random_state(copy.deepcopy(rs)).randint(2**31 - 1))  # the fit's first draw (RAD._fit)
     held = held_out_rows(0, len(Z), row_seed, float(base.validation_fraction)) & (w > 0)
-    if held.any(): out.scores['one'] = _held_mean(one, one.density_, X, held, w)
+    if held.any():
+        one_rows = _held_rows(one, one.density_, X, held)
+        out.scores['one'] = float(np.average(one_rows, weights=w[held]))
     columns = smooth_columns(Z, [dict_is_discrete(d) for d in one.dictionaries_])
     if len(columns) < 2 or keep is False: return out  # a frame is an orientation: one column has none
     fit_w = np.where(held, 0.0, w)
@@ -253,5 +271,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     parts = [clone(base).set_params(**params).fit(X, sample_weight=w * (labels == c)) for c in range(out.partition.n_parts)]
     sizes = np.bincount(labels, weights=fit_w, minlength=len(parts))
     local = LocalFit(one, parts, sizes / sizes.sum(), out.partition, out.scores)
-    if held.any(): out.scores['local'] = _held_mean(one, local.density, X, held, w)
-    return local if keep is True or out.scores.get('local', -np.inf) > out.scores.get('one', np.inf) else out
+    if not held.any(): return local if keep is True else out
+    local_rows = _held_rows(one, local.density, X, held)
+    out.scores['local'] = float(np.average(local_rows, weights=w[held]))
+    gain = np.nan_to_num(local_rows - one_rows, nan=0.0, posinf=700.0, neginf=-700.0)
+    return local if keep is True or _beats(gain, w[held], _whitens_more(one, parts)) else out

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import copy
 import importlib
+import numbers
 import warnings
 from dataclasses import dataclass, fields, replace
 from functools import partial
@@ -333,7 +334,8 @@ class RAD(BasePairwiseDensity):
         full-covariance Gaussian mixture over the smooth continuous columns, at least two of them, its size by BIC)
         and a RAD per part in its own whitened frame, mixed by the parts' shares of the rows. 'auto' keeps the mixture
         where its held-out mean log-likelihood beats the one frame's (`local_scores_`); True keeps it whenever the
-        partition has more than one part; False fits one frame. Rows in memory (arrays, DataFrames) with RAD's own
+        partition has more than one part; False fits one frame. Each part's rank is chosen among 2, 4 and 8; at
+        n_components=1 (the independence model) 'auto' fits one frame. Rows in memory (arrays, DataFrames) with RAD's own
         dictionaries only: memmaps, chunks, Dask arrays, `partial_fit` and given dictionaries fit one frame under
         'auto' and are refused under True. Each part whitens its own frame, so a marginal, conditional or row that
         holds some but not all of a part's whitened columns is refused (fit with local=False and shape='columns' to
@@ -457,11 +459,13 @@ class RAD(BasePairwiseDensity):
         return partial(radon_statistics, n_projections=self.n_projections, radon=options.radon, n_mc=options.n_mc)
 
     def _local_kind(self, X):
-        """The `local` setting a fit of `X` uses: False for rows not in memory or given dictionaries under 'auto' (refused
-        under True)."""
+        """The `local` setting a fit of `X` uses: under 'auto', False at rank 1 (the independence model) and for rows not in
+        memory or given dictionaries (refused under True)."""
         kind = self.local
         if not (kind == 'auto' or kind is True or kind is False):
             raise ValueError(f"local must be 'auto', True or False, got {kind!r}.")
+        if kind == 'auto' and isinstance(self.n_components, numbers.Integral) and self.n_components == 1:
+            return False  # rank 1 is the independence model: parts would add dependence
         if kind is not False and (is_chunked(X) or not TableSettings.of(self).automatic):
             if kind is True:
                 raise ValueError("local=True fits the rows in memory (an array or a DataFrame) with RAD's own dictionaries "
