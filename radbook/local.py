@@ -247,8 +247,10 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     with `part_params` (None: `PART_PARAMS`), and the parts kept where `keep` is True, or where it is 'auto' and their
     held-out mean beats the one frame's: by more than the standard error of the per-row difference where the parts
     whiten columns that the one frame keeps on their own axes (marginals over some of them would be lost, so the
-    parts have to pay for that, as `choose_shape`'s whitening does), by any margin otherwise. A `random_state` of None
-    is drawn once, so every clone holds out the same rows."""
+    parts have to pay for that, as `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a
+    column with missing entries elsewhere in the table (its own rows had none) is refitted with shape='columns', so
+    every row with holes is scored exactly, as in one frame. A `random_state` of None is drawn once, so every clone
+    holds out the same rows."""
     rs = estimator.random_state
     if rs is None: rs = int(check_random_state(None).randint(2**31 - 1))
     base = clone(estimator).set_params(local=False, random_state=rs)
@@ -268,7 +270,13 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if out.partition.n_parts == 1: return out
     labels = out.partition.assign(Z)
     params = PART_PARAMS if part_params is None else part_params
-    parts = [clone(base).set_params(**params).fit(X, sample_weight=w * (labels == c)) for c in range(out.partition.n_parts)]
+    holes = np.isnan(Z).any(axis=0)  # a column with missing entries keeps its own axis in every part, as in one frame
+    def part(c):
+        p = clone(base).set_params(**params).fit(X, sample_weight=w * (labels == c))
+        if holes[getattr(getattr(p, 'shape_', None), 'group', np.zeros(0, int))].any():  # its rows had none of the holes
+            p = clone(base).set_params(**{**params, 'shape': 'columns'}).fit(X, sample_weight=w * (labels == c))
+        return p
+    parts = [part(c) for c in range(out.partition.n_parts)]
     sizes = np.bincount(labels, weights=fit_w, minlength=len(parts))
     local = LocalFit(one, parts, sizes / sizes.sum(), out.partition, out.scores)
     if not held.any(): return local if keep is True else out
