@@ -331,10 +331,11 @@ class RAD(BasePairwiseDensity):
         RAD's own dictionaries. For the paper's model, or for conditional means (`RADImputer`), use shape=None.
     local : {'auto', True, False}, default='auto'
         RAD in local frames (notebook `03g_local`): besides the fit in one frame (`shape`), a partition of the rows (a
-        full-covariance Gaussian mixture over the smooth continuous columns, at least two of them, its size by BIC)
+        full-covariance Gaussian mixture over the smooth continuous columns, at least two of them, its size by BIC;
+        none where its parts' total correlation is below a quarter nat per row, nothing to orient)
         and a RAD per part in its own whitened frame, mixed by the parts' shares of the rows. 'auto' keeps the mixture
         where its held-out mean log-likelihood beats the one frame's (`local_scores_`); True keeps it whenever the
-        partition has more than one part; False fits one frame. Each part's rank is chosen among 2, 4 and 8; at
+        partition has more than one part; False fits one frame. Each part's rank is chosen among 2, 4 and 8 (two starts each); at
         n_components=1 (the independence model) 'auto' fits one frame. Rows in memory (arrays, DataFrames) with RAD's own
         dictionaries only: memmaps, chunks, Dask arrays, `partial_fit` and given dictionaries fit one frame under
         'auto' and are refused under True. Each part whitens its own frame, so a marginal, conditional or row that

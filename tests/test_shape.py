@@ -7,7 +7,12 @@ from sklearn.datasets import load_breast_cancer
 
 from radbook.dictionaries import paper_family
 from radbook.impute import RADImputer
-from radbook.rad import RAD
+from radbook.rad import RAD as _RAD
+
+
+def RAD(*args, **kwargs):
+    "RAD in one frame (local=False, unless given): these tests are about the shape of that one frame (notebook 03f)."
+    return _RAD(*args, **{'local': False, **kwargs})
 from radbook.shape import ShapedDensity
 
 QUICK = dict(n_init=4, max_iter=400, random_state=0)

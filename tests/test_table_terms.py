@@ -8,7 +8,12 @@ import pytest
 
 from radbook.density import ColumnsDensity
 from radbook.dictionaries import DictionaryCPD
-from radbook.rad import RAD
+from radbook.rad import RAD as _RAD
+
+
+def RAD(*args, **kwargs):
+    "RAD in one frame (local=False, unless given): these tests read its code-level density (a DictionaryCPD or ShapedDensity)."
+    return _RAD(*args, **{'local': False, **kwargs})
 
 
 @pytest.fixture(scope='module')
