@@ -88,8 +88,8 @@ def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: 
                   random_state=None) -> Partition:
     """A `Partition` of the rows of `Z` over `columns`: a full-covariance `GaussianMixture` on the rows that have all of
     them (at most `max_rows`, drawn by `random_state`; a weighted table draws rows in proportion to `sample_weight`),
-    its number of components the best BIC among `n_parts` (an int, or candidates) with at least `min_rows` rows per
-    component; components that end with fewer than `min_rows` rows are dropped (their rows go to the next best)."""
+    its number of components the best BIC among `n_parts` (an int, or candidates, tried upwards until BIC turns up)
+    with at least `min_rows` rows per component; components that end with fewer than `min_rows` rows are dropped (their rows go to the next best)."""
     rng = check_random_state(random_state)
     Z = np.asarray(Z, dtype=float)
     columns = np.asarray(columns, dtype=np.intp)
@@ -103,11 +103,12 @@ def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: 
     grid = [n_parts] if isinstance(n_parts, numbers.Integral) else list(n_parts)
     seed = int(rng.randint(2**31 - 1))
     best = None
-    for k in grid:
+    for k in sorted(grid):
         if k > 1 and k * min_rows > len(V): break
         g = GaussianMixture(k, covariance_type='full', reg_covar=1e-4, random_state=seed).fit(V)
         bic = g.bic(V)
-        if best is None or bic < best[0]: best = (bic, g)
+        if best is not None and bic >= best[0]: break  # BIC turned up: larger mixtures only cost more
+        best = (bic, g)
     g = best[1]
     part = Partition(columns, center, scale, g.weights_, g.means_, g.covariances_)
     while part.n_parts > 1:  # drop parts too small to fit a density of their own
