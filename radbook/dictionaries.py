@@ -15,8 +15,9 @@ from .cpd import check_cpd
 
 # %% auto #0
 __all__ = ['PAPER_FAMILIES', 'DISCRETE_VALUES', 'gaussian', 'laplacian', 'PointMass', 'point_mass', 'is_atom', 'atom_spec',
-           'scale_atom', 'atom_key', 'spec_logpdfs', 'atom_logpdfs', 'check_dictionaries', 'DictionaryCPD',
-           'paper_family', 'peel_heavy', 'atom_floor', 'gmm_1d', 'auto_dictionary', 'auto_dictionaries']
+           'is_discrete', 'scale_atom', 'atom_key', 'spec_logpdfs', 'atom_logpdfs', 'check_dictionaries',
+           'DictionaryCPD', 'paper_family', 'peel_heavy', 'atom_floor', 'gmm_1d', 'auto_dictionary',
+           'auto_dictionaries']
 
 # %% ../nbs/01_dictionaries.ipynb #a8034426
 _TEMPLATES = {}  # one frozen distribution per scipy family (by type), copied for each new atom
@@ -90,6 +91,10 @@ def atom_spec(atom) -> tuple:
     name = atom.dist.name
     if name in ('norm', 'laplace'): return (name,) + _loc_scale(atom)  # mean and sd, or mean and Laplace scale b
     return 'other', float(atom.median()), float(atom.ppf(0.75) - atom.ppf(0.25))
+
+def is_discrete(dictionary) -> bool:
+    "True when every atom of `dictionary` is a point mass, i.e. the feature is discrete."
+    return all(atom_spec(a)[0] == 'point' for a in dictionary)
 
 def _loc_scale(atom) -> tuple:
     "scipy's `(loc, scale)` of a frozen continuous distribution, read from its parameters (no moments evaluated)."

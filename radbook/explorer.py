@@ -14,7 +14,7 @@ import ipywidgets as W
 from matplotlib.figure import Figure
 from matplotlib.colors import PowerNorm
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-from .dictionaries import PAPER_FAMILIES, paper_family, atom_spec
+from .dictionaries import PAPER_FAMILIES, paper_family, atom_spec, is_discrete
 from .rad import RAD
 from .radon import feature_pairs, projection_counts, radon_matrix
 from .steps import auto_bins
@@ -23,14 +23,10 @@ from .tables import standardize, standard_density, is_frame
 from .metrics import jsd
 
 # %% auto #0
-__all__ = ['SAMPLE_SIZES', 'is_discrete', 'axis_cells', 'data_cells', 'histogram_image', 'marginal_image', 'Profile',
-           'projection_profile', 'explorer_figure', 'FitRecord', 'Explorer', 'explorer_app']
+__all__ = ['SAMPLE_SIZES', 'axis_cells', 'data_cells', 'histogram_image', 'marginal_image', 'Profile', 'projection_profile',
+           'explorer_figure', 'FitRecord', 'Explorer', 'explorer_app']
 
 # %% ../nbs/08_explorer.ipynb #5abe48da
-def is_discrete(dictionary) -> bool:
-    "True when every atom of `dictionary` is a point mass, i.e. the feature is discrete."
-    return all(atom_spec(a)[0] == 'point' for a in dictionary)
-
 def axis_cells(dictionary, n_cells: int = 60) -> tuple:
     "`(edges, centers)` of heatmap cells for one feature: `n_cells` over the atoms' mean ± 4 sd, or one per discrete value."
     if is_discrete(dictionary):

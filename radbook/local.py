@@ -14,12 +14,11 @@ from sklearn.base import clone
 from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
 from .datapass import held_out_rows
-from .dictionaries import peel_heavy, atom_spec
+from .dictionaries import peel_heavy, is_discrete
 from .density import _log_density
 
 # %% auto #0
-__all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'dict_is_discrete', 'fit_partition', 'MixtureDensity', 'LocalFit',
-           'fit_local']
+__all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'fit_partition', 'MixtureDensity', 'LocalFit', 'fit_local']
 
 # %% ../nbs/03g_local.ipynb #d730bc8f
 @dataclass
@@ -76,11 +75,6 @@ def smooth_columns(Z, discrete) -> np.ndarray:
         if len(x) and not peel_heavy(x, *np.unique(x, return_counts=True))[0]: out.append(int(n))
     return np.asarray(out, dtype=np.intp)
 
-
-def dict_is_discrete(dictionary) -> bool:
-    "Whether a column's dictionary holds point masses only (a discrete column)."
-    return all(atom_spec(a)[0] == 'point' for a in dictionary)
-
 # %% ../nbs/03g_local.ipynb #c5f87de7
 _PART_GRID = (1, 2, 4, 8, 16, 32)
 
@@ -95,8 +89,10 @@ def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: 
     columns = np.asarray(columns, dtype=np.intp)
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     full = np.flatnonzero(~np.isnan(Z[:, columns]).any(axis=1) & (w > 0))
+    if len(full) < 2: raise ValueError(f"fit_partition needs rows with all of columns {columns.tolist()}; {len(full)} have them.")
     take = min(max_rows, len(full))
-    rows = rng.choice(full, take, replace=False, p=w[full] / w[full].sum()) if take < len(full) else full
+    if np.ptp(w[full]) > 0: rows = rng.choice(full, take, replace=True, p=w[full] / w[full].sum())  # weighted: drawn by weight
+    else: rows = rng.choice(full, take, replace=False) if take < len(full) else full
     V = Z[np.ix_(rows, columns)]
     center, scale = V.mean(axis=0), np.maximum(V.std(axis=0), 1e-12)
     V = (V - center) / scale
@@ -109,7 +105,7 @@ def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: 
         bic = g.bic(V)
         if best is not None and bic >= best[0]: break  # BIC turned up: larger mixtures only cost more
         best = (bic, g)
-    g = best[1]
+    g = best[1] if best is not None else GaussianMixture(1, covariance_type='full', reg_covar=1e-4).fit(V)  # none fit: one part
     part = Partition(columns, center, scale, g.weights_, g.means_, g.covariances_)
     while part.n_parts > 1:  # drop parts too small to fit a density of their own
         sizes = np.bincount(part.assign(Z), minlength=part.n_parts)
@@ -142,8 +138,13 @@ class MixtureDensity:
 
     def part_logpdf(self, X) -> np.ndarray:
         r"$\log\pi_c + \log p_c(x)$ of each row of `X` and part: shape (n_rows, n_parts)."
-        with np.errstate(divide='ignore'):
-            return np.stack([lw + p.logpdf(X) for lw, p in zip(self.log_weights, self.parts)], axis=1)
+        try:
+            with np.errstate(divide='ignore'):
+                return np.stack([lw + p.logpdf(X) for lw, p in zip(self.log_weights, self.parts)], axis=1)
+        except ValueError as e:  # a part refuses rows (missing part of its whitened columns): say which setting avoids it
+            if 'whitened' not in str(e): raise
+            raise ValueError(f"{e} Here a part of RAD's local frames whitens them (local='auto' or True): fit with "
+                             "local=False to keep one frame, whose whitening never takes a column with missing entries.") from None
 
     def logpdf(self, X) -> np.ndarray:
         "$\\log p(x)$ of each row of `X` (NaN entries integrated out in every part)."
@@ -169,6 +170,8 @@ class MixtureDensity:
 
     def sample(self, n_samples: int = 1, random_state=None) -> tuple:
         "`(X, labels)`: `n_samples` rows and each row's component (part after part), in random order."
+        if not isinstance(n_samples, numbers.Integral) or n_samples < 1:
+            raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
         rng = check_random_state(random_state)
         pi = np.exp(self.log_weights - logsumexp(self.log_weights))
         counts = rng.multinomial(n_samples, pi / pi.sum())
@@ -264,7 +267,10 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     whiten columns that the one frame keeps on their own axes (marginals over some of them would be lost, so the
     parts have to pay for that, as `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a
     column with missing entries elsewhere in the table (its own rows had none) is refitted with shape='columns', so
-    every row with holes is scored exactly, as in one frame. A `random_state` of None is drawn once, so every clone
+    every row with holes is scored exactly, as in one frame. The one frame is kept without trying parts where there
+    are no held-out rows (unless `keep` is True) or fewer than `2 * min_rows` rows with every smooth column, and
+    whatever `keep` says where a part reads a column as discrete that the one frame reads as continuous, or the
+    reverse (a sum of densities in two measures is none). A `random_state` of None is drawn once, so every clone
     holds out the same rows."""
     rs = estimator.random_state
     if rs is None: rs = int(check_random_state(None).randint(2**31 - 1))
@@ -278,8 +284,12 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if held.any():
         one_rows = _held_rows(one, one.density_, X, held)
         out.scores['one'] = float(np.average(one_rows, weights=w[held]))
-    columns = smooth_columns(Z, [dict_is_discrete(d) for d in one.dictionaries_])
+    flags = [is_discrete(d) for d in one.dictionaries_]
+    columns = smooth_columns(Z, flags)
     if len(columns) < 2 or keep is False: return out  # a frame is an orientation: one column has none
+    if not held.any() and keep != True: return out  # nothing to compare on
+    complete = ~np.isnan(Z[:, columns]).any(axis=1) & ~held & (w > 0)
+    if complete.sum() < 2 * min_rows: return out  # too few rows with every smooth column for two parts
     fit_w = np.where(held, 0.0, w)
     out.partition = fit_partition(Z, columns, n_parts, fit_w, min_rows=min_rows, random_state=copy.deepcopy(rs))
     if out.partition.n_parts == 1 or out.partition.total_correlation() < _MIN_TOTAL_CORRELATION: return out
@@ -292,6 +302,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
             p = clone(base).set_params(**{**params, 'shape': 'columns'}).fit(X, sample_weight=w * (labels == c))
         return p
     parts = [part(c) for c in range(out.partition.n_parts)]
+    if any([is_discrete(d) for d in p.dictionaries_] != flags for p in parts):
+        return out  # a part read a column as discrete where the one frame did not (or the reverse): not one measure
     sizes = np.bincount(labels, weights=fit_w, minlength=len(parts))
     local = LocalFit(one, parts, sizes / sizes.sum(), out.partition, out.scores)
     if not held.any(): return local if keep is True else out

@@ -334,8 +334,10 @@ class RAD(BasePairwiseDensity):
         full-covariance Gaussian mixture over the smooth continuous columns, at least two of them, its size by BIC;
         none where its parts' total correlation is below a quarter nat per row, nothing to orient)
         and a RAD per part in its own whitened frame, mixed by the parts' shares of the rows. 'auto' keeps the mixture
-        where its held-out mean log-likelihood beats the one frame's (`local_scores_`); True keeps it whenever the
-        partition has more than one part; False fits one frame. Each part's rank is chosen among 2, 4 and 8 (two starts each); at
+        where its held-out mean log-likelihood beats the one frame's (`local_scores_`), and is tried only with
+        shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
+        partition has more than one part (and its parts read every column as discrete or continuous as the one frame
+        does); False fits one frame. Each part's rank is chosen among 2, 4 and 8 (two starts each); at
         n_components=1 (the independence model) 'auto' fits one frame. Rows in memory (arrays, DataFrames) with RAD's own
         dictionaries only: memmaps, chunks, Dask arrays, `partial_fit` and given dictionaries fit one frame under
         'auto' and are refused under True. Each part whitens its own frame, so a marginal, conditional or row that
@@ -414,9 +416,10 @@ class RAD(BasePairwiseDensity):
         Held-out mean log-likelihood per row of each rank tried, from its search fit (a quarter of the starts), in the
         table's units as `score` (n_components='auto' only; empty otherwise).
     local_ : bool
-        Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`,
-        `n_components_` counts all the parts' components (part after part, as `predict_proba` and `sample` number them),
-        `shape_` is None, and the other attributes above describe `global_`, the fit in one frame it was compared with.
+        Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`, whose
+        components (part after part, `density_.n_components` of them) are what `predict_proba` and `sample` number;
+        `shape_` is None; and the other attributes above (`weights_`, `coefs_`, `n_components_`, `dictionaries_`, ...)
+        describe `global_`, the fit in one frame it was compared with.
     global_ : RAD or None
         The fit in one frame that the parts were compared with (None when no partition was tried).
     parts_ : list of RAD
@@ -460,13 +463,18 @@ class RAD(BasePairwiseDensity):
         return partial(radon_statistics, n_projections=self.n_projections, radon=options.radon, n_mc=options.n_mc)
 
     def _local_kind(self, X):
-        """The `local` setting a fit of `X` uses: under 'auto', False at rank 1 (the independence model) and for rows not in
-        memory or given dictionaries (refused under True)."""
+        """The `local` setting a fit of `X` uses: under 'auto', False at rank 1 (the independence model), with an explicit
+        `shape`, without held-out rows, and for rows not in memory or given dictionaries (the last two refused under True)."""
         kind = self.local
         if not (kind == 'auto' or kind is True or kind is False):
             raise ValueError(f"local must be 'auto', True or False, got {kind!r}.")
-        if kind == 'auto' and isinstance(self.n_components, numbers.Integral) and self.n_components == 1:
-            return False  # rank 1 is the independence model: parts would add dependence
+        if kind == 'auto' and (isinstance(self.n_components, numbers.Integral) and self.n_components == 1
+                               or getattr(self, 'shape', 'auto') != 'auto'):
+            return False  # rank 1 is the independence model; an explicit shape fixes one frame
+        if kind is True and not self.validation_fraction > 0:
+            raise ValueError("local=True compares the parts with one frame on held-out rows and chooses each part's rank "
+                             "there: it needs validation_fraction > 0.")
+        if not self.validation_fraction > 0: return False
         if kind is not False and (is_chunked(X) or not TableSettings.of(self).automatic):
             if kind is True:
                 raise ValueError("local=True fits the rows in memory (an array or a DataFrame) with RAD's own dictionaries "
@@ -498,7 +506,7 @@ class RAD(BasePairwiseDensity):
         self._stream = None
         self.global_, self.parts_, self.part_weights_, self.partition_ = fit.one, fit.parts, fit.weights, fit.partition
         self.local_scores_, self.local_ = fit.scores, bool(fit.parts)
-        if self.local_: self.density_, self.shape_, self.n_components_ = fit.density, None, fit.density.n_components
+        if self.local_: self.density_, self.shape_ = fit.density, None
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):
