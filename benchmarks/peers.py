@@ -481,6 +481,13 @@ def pomegranate_scores(fit, held, seed: int = 0):
     return _to_table_units(_pomegranate_logpdf(model, B, discrete), B, discrete, scale)
 
 
+def _settings(method: str) -> dict:
+    "The keyword settings of a method named like `RAD(shape=None, local=False)` (literals only)."
+    import ast
+    call = ast.parse(method, mode='eval').body
+    return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+
+
 def run_one(table, method):
     "Every split of `table` with `method`: {'loglik', 'se', 'fit_s', 'rss_mib', 'rows_at_inf'}; in this process."
     from threadpoolctl import threadpool_limits
@@ -500,7 +507,7 @@ def run_one(table, method):
                 secs.append(time.perf_counter() - t)
             elif method.startswith('RAD'):
                 from radbook.rad import RAD
-                est = RAD(random_state=0, **eval('dict' + method[3:])).fit(fit)  # the settings the method's name gives
+                est = RAD(random_state=0, **_settings(method)).fit(fit)  # the settings the method's name gives
                 secs.append(time.perf_counter() - t)
                 scores = est.score_samples(held)
             else:

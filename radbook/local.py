@@ -270,10 +270,11 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     every row with holes is scored exactly, as in one frame. The one frame is kept without trying parts where there
     are no held-out rows (unless `keep` is True) or fewer than `2 * min_rows` rows with every smooth column, and
     whatever `keep` says where a part reads a column as discrete that the one frame reads as continuous, or the
-    reverse (a sum of densities in two measures is none). A `random_state` of None is drawn once, so every clone
-    holds out the same rows."""
+    reverse (a sum of densities in two measures is none). A `random_state` of None or a RandomState gives one
+    seed, drawn once (advancing it), so every clone holds out the same rows."""
     rs = estimator.random_state
-    if rs is None: rs = int(check_random_state(None).randint(2**31 - 1))
+    if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
+        rs = int(check_random_state(rs).randint(2**31 - 1))
     base = clone(estimator).set_params(local=False, random_state=rs)
     one = clone(base).fit(X, sample_weight=sample_weight)
     out = LocalFit(one, [], np.ones(1), None, {})

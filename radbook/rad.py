@@ -486,7 +486,8 @@ class RAD(BasePairwiseDensity):
         if self._local_kind(X) is False:
             super().fit(X, y, sample_weight)
             return self._take(None)
-        return self._take(fit_local(self, X, sample_weight, keep=self._local_kind(X)))
+        with threadpool_limits(1, user_api='blas'):  # the partition's small products too
+            return self._take(fit_local(self, X, sample_weight, keep=self._local_kind(X)))
 
     fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """
 
