@@ -14,11 +14,12 @@ from sklearn.base import clone
 from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
 from .datapass import held_out_rows
-from .dictionaries import peel_heavy, is_discrete
+from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
 from .density import _log_density
 
 # %% auto #0
-__all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'fit_partition', 'MixtureDensity', 'LocalFit', 'fit_local']
+__all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'fit_partition', 'MixtureDensity', 'LocalFit', 'with_values',
+           'fit_local']
 
 # %% ../nbs/03g_local.ipynb #d730bc8f
 @dataclass
@@ -225,10 +226,35 @@ class LocalFit:
 
     @property
     def density(self):
-        "The kept density: the `MixtureDensity` of the parts' densities, or the one frame's."
+        "The kept density: the `MixtureDensity` of the parts' densities (`with_values` of the one frame's), or the one frame's."
         if not self.parts: return self.one.density_
+        unseen = getattr(self.one, 'unseen', 1.0)
+        dens = [with_values(p.density_, self.one.dictionaries_, p.n_samples_seen_, unseen) for p in self.parts]
         with np.errstate(divide='ignore'):
-            return MixtureDensity([p.density_ for p in self.parts], np.log(self.weights))
+            return MixtureDensity(dens, np.log(self.weights))
+
+
+def with_values(density, dictionaries, n_seen: float, unseen=1.0):
+    r"""A part's `density` (a `DictionaryCPD`, or a `ShapedDensity` around one) with a point mass at every value of a
+    discrete column of `dictionaries` (the one frame's) that the part never saw, each as likely as `unseen` rows among
+    its `n_seen`, in every component: column $n$'s coefficients become $(1-\varepsilon)B_n$ over its own values and
+    $\varepsilon/|U|$ over the $|U|$ missing ones, $\varepsilon = |U|u/(n_{seen} + |U|u)$. Still a normalised CPD
+    (marginals and conditionals stay exact); without it a row whose discrete values were seen in different parts would
+    have probability 0 in every part. `unseen=None` leaves the density as it is."""
+    cpd = density.cpd if hasattr(density, 'cpd') else density
+    if unseen is None or not unseen > 0: return density
+    dicts, coefs, changed = list(cpd.dictionaries), list(cpd.coefs), False
+    for n, d in enumerate(dictionaries):
+        if not is_discrete(d) or not is_discrete(dicts[n]): continue
+        have = {a.value for a in dicts[n]}
+        extra = [a for a in d if a.value not in have]
+        if not extra: continue
+        eps = len(extra) * unseen / (n_seen + len(extra) * unseen)
+        coefs[n] = np.vstack([(1 - eps) * coefs[n], np.full((len(extra), coefs[n].shape[1]), eps / len(extra))])
+        dicts[n], changed = list(dicts[n]) + extra, True
+    if not changed: return density
+    out = DictionaryCPD(cpd.weights, coefs, dicts)
+    return type(density)(out, density.shape) if hasattr(density, 'cpd') else out
 
 
 def _rows(X, mask):
