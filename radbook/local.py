@@ -78,8 +78,10 @@ def smooth_columns(Z, discrete) -> np.ndarray:
 
 # %% ../nbs/03g_local.ipynb #c5f87de7
 _PART_GRID = (1, 2, 4, 8, 16, 32)
+# max_rows: on diamonds' continuous columns 5,000 rows gave 13-14 parts and -3.98 to -4.29 nats per row over four seeds;
+# 10,000 and 20,000 gave 25-27 parts and -3.78 to -4.03, in about the same fit time (the parts dominate it)
 
-def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: int = 50, max_rows: int = 5000,
+def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: int = 50, max_rows: int = 20_000,
                   random_state=None) -> Partition:
     """A `Partition` of the rows of `Z` over `columns`: a full-covariance `GaussianMixture` on the rows that have all of
     them (at most `max_rows`, drawn by `random_state`; a weighted table draws rows in proportion to `sample_weight`),
