@@ -423,7 +423,8 @@ class RAD(BasePairwiseDensity):
     global_ : RAD or None
         The fit in one frame that the parts were compared with (None when no partition was tried).
     parts_ : list of RAD
-        The parts' fits (empty unless `local_`).
+        The parts' fits (empty unless `local_`); `density_` mixes their densities with a point mass at each discrete
+        value a part never saw (`with_values`).
     part_weights_ : ndarray
         The parts' shares $\pi_c$ of the fitted rows ([1.0] for one frame).
     partition_ : Partition or None
