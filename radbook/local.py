@@ -8,6 +8,7 @@ import copy
 import numbers
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import clone
@@ -226,7 +227,7 @@ class LocalFit:
     partition: Partition = None
     scores: dict = None
 
-    @property
+    @cached_property
     def density(self):
         "The kept density: the `MixtureDensity` of the parts' densities (`with_values` of the one frame's), or the one frame's."
         if not self.parts: return self.one.density_

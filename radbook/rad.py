@@ -484,11 +484,12 @@ class RAD(BasePairwiseDensity):
         return kind
 
     def fit(self, X, y=None, sample_weight=None):
-        if self._local_kind(X) is False:
+        kind = self._local_kind(X)
+        if kind is False:
             super().fit(X, y, sample_weight)
             return self._take(None)
         with threadpool_limits(1, user_api='blas'):  # the partition's small products too
-            return self._take(fit_local(self, X, sample_weight, keep=self._local_kind(X)))
+            return self._take(fit_local(self, X, sample_weight, keep=kind))
 
     fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """
 
