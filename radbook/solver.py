@@ -320,8 +320,12 @@ def component_steps(params, cap: float = _STEP_CAP) -> tuple:
     r = top / np.maximum(lam, top / cap)
     return (r[:, None, None, :] ** 2, np.ones((len(lam), 1)))
 
-def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_every=5, precondition=False):
-    "PGD from every start at once (`pgd_batch`); with `val`, each run keeps its iterate with the lowest held-out loss."
+_RACE = 0.1  # rad_solve's `race`: a run whose best held-out loss is this share above the best run's stops after `patience`
+
+def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_every=5, precondition=False, race=None):
+    """PGD from every start at once (`pgd_batch`); with `val`, each run keeps its iterate with the lowest held-out loss
+    and stops after `patience` iterations without improvement, or, with `race`, once it has run `patience` iterations
+    and its best held-out loss is still more than `race` (a share) above the best of all runs so far."""
     B0, lam0 = _stack(starts)
     S = len(starts)
     best = dict(score=np.full(S, np.inf), it=np.zeros(S, dtype=int), B=B0.copy(), lam=lam0.copy())
@@ -333,7 +337,9 @@ def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_
         better = score < best['score'][idx]
         b = idx[better]
         best['score'][b], best['it'][b], best['B'][b], best['lam'][b] = score[better], it, params[0][better], params[1][better]
-        return it - best['it'][idx] >= patience
+        done = it - best['it'][idx] >= patience
+        if race is not None and it >= patience: done |= best['score'][idx] > (1 + race) * best['score'].min()
+        return done
     res = pgd_batch(loss.value_grad, (B0, lam0), loss.project, max_iter=max_iter, tol=tol, accelerate=accelerate,
                     callback=callback, value=loss.objective, grow=_STEP_GROWTH,
                     precond=component_steps if precondition else None)
@@ -370,12 +376,15 @@ def refit(sol: RADSolution, full: RadonLoss, accelerate: bool = True, share: flo
 def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: RadonLoss = None, init: str = 'random',
               n_init: int = 8, combine: str = 'average', max_iter: int = 3000, tol: float = 1e-8, patience: int = 100,
               accelerate: bool = True, rho: float = 1.0, n_alt: int = 10, random_state=None, verbose: int = 0,
-              precondition: bool = False, first: int = 0, warm: tuple = None) -> RADSolution:
+              precondition: bool = False, first: int = 0, warm: tuple = None, race: float = None) -> RADSolution:
     """Fit `(B, weights)` to `loss` from several starts, stop each early by `val`, keep the best or average them, refit on `full`.
     With init='random', `first` skips the first starts drawn from `random_state` (run them with `n_init=first` and
     join the two solutions with `merge_solutions`: together they equal one call with all the starts). `warm =
     (coefs, weights)`, a fit of the same dictionaries (e.g. the tied-atom EM's), makes the first start that fit and
-    every other one half that fit, half a random start (`warm_start`, init='random' only)."""
+    every other one half that fit, half a random start (`warm_start`, init='random' only). `race` (a share, or None)
+    stops a run that, after `patience` iterations, is still more than that share above the best run's held-out loss
+    (it keeps its best iterate so far)."""
+    if race is not None: check_real('race', race, 0, np.inf)
     if combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {combine!r}.")
     if warm is not None and init != 'random': raise ValueError(f"warm starts need init='random', got init={init!r}.")
     rng = check_random_state(random_state)
@@ -387,7 +396,7 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
         starts = starts[first:]
     else: raise ValueError(f"init must be 'random' or 'paper', got {init!r}.")
     if not starts: raise ValueError(f"first={first} leaves none of the n_init={n_init} starts to run.")
-    res, best, curves = _run(loss, starts, max_iter, tol, accelerate, val, patience, precondition=precondition)
+    res, best, curves = _run(loss, starts, max_iter, tol, accelerate, val, patience, precondition=precondition, race=race)
     if verbose:
         for i in range(len(starts)):
             print(f"start {i}: {res.n_iter[i]} iterations, best score {best['score'][i]:.5g} at iteration {best['it'][i]}")
@@ -493,7 +502,8 @@ def _held_out_loglik(sol, dictionaries, n_atoms, X, floor: float = _COEF_FLOOR, 
 class SolverSettings(Settings):
     """How `solve_counts` fits and chooses: the estimator's solver parameters in one object (RAD's and JUPAD's of these
     names, and the fields of their `paper_options`: `SolverSettings.of(estimator)` reads them). `init`, `accelerate`,
-    `rho` and `n_alt` are there to reproduce the paper's algorithm (`PaperOptions`)."""
+    `rho` and `n_alt` are there to reproduce the paper's algorithm (`PaperOptions`); `race` is the solver's own, no
+    estimator parameter (section "The solver": runs far behind the best stop early)."""
     init: str = 'random'
     n_init: int = 8
     combine: str = 'average'
@@ -504,6 +514,7 @@ class SolverSettings(Settings):
     rho: float = 1.0
     n_alt: int = 10
     precondition: bool = False
+    race: float = _RACE
     coef_floor: float = _COEF_FLOOR
     validation_fraction: float = 0.2
     verbose: int = 0
@@ -582,7 +593,9 @@ def solve_counts(Rs, group, pairs, dictionaries, counts: Counts, n_components=10
     every candidate (`n_components` or 'auto' over `grid`; `smoothing` or 'auto'), the choice and the refit on all the
     counts. `dictionaries` are in standard units, as are `held`, held-out rows (weighted by `held_weight`) that score
     the ranks; `warm = (coefs, weights)` is a fit to start from (the dictionary EM's). With `settings.combine='auto'`
-    and held-out rows, the runs are refitted and `choose_combination` keeps their average or the best one."""
+    and held-out rows, the runs are refitted and `choose_combination` keeps their average or the best one. Runs far
+    behind the best stop early (`settings.race`) unless `settings.combine` is 'average', which keeps every run as it
+    ends (the paper's protocol, bit for bit)."""
     s, rng = settings, check_random_state(random_state)
     K, N = counts.n_samples, len(dictionaries)
     n_atoms = [len(d) for d in dictionaries]
@@ -606,7 +619,8 @@ def solve_counts(Rs, group, pairs, dictionaries, counts: Counts, n_components=10
     batch = 'average' if s.combine == 'auto' else s.combine  # 'auto' keeps every run, then chooses (below)
     solve = partial(rad_solve, loss, val=val, init=s.init, combine=batch, max_iter=s.max_iter, tol=s.tol,
                     patience=s.patience, accelerate=s.accelerate, rho=s.rho, n_alt=s.n_alt, random_state=seed,
-                    verbose=s.verbose, precondition=s.precondition, warm=warm)
+                    verbose=s.verbose, precondition=s.precondition, warm=warm,
+                    race=None if s.combine == 'average' else s.race)  # an average keeps every run as it ends
     score = (lambda sol: _held_out_loglik(sol, dictionaries, n_atoms, held, s.coef_floor, held_weight)) if auto_rank else None
     key, fits = select_candidate(lambda F: solve(F, n_init=n_search), loss, val, ranks, gammas, score, s.verbose)
     F, gamma = key
