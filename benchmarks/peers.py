@@ -117,6 +117,20 @@ def load(name):
     return dequantise(_load(name))
 
 
+def curved_family(n_samples: int, random_state=None):
+    """A continuous table whose columns depend on each other along curves, as measurements do: a banana (`x`, and `y` =
+    x^2 plus noise: not monotone, so no per-column transform straightens it), and a stone's weight `carat` (log-normal)
+    with its `volume` (proportional, 3% noise) and `price` (a power 1.7 of the weight, 25% noise, both multiplicative);
+    `depth` depends on nothing. Six columns, in their own units."""
+    rng = np.random.default_rng(random_state)
+    x = rng.normal(size=n_samples)
+    carat = rng.lognormal(-0.5, 0.5, n_samples)
+    return np.column_stack([x, x ** 2 + 0.3 * rng.normal(size=n_samples), carat,
+                            160 * carat * np.exp(0.03 * rng.normal(size=n_samples)),
+                            4000 * carat ** 1.7 * np.exp(0.25 * rng.normal(size=n_samples)),
+                            62 + 1.5 * rng.normal(size=n_samples)])
+
+
 def _load(name):
     from sklearn import datasets
     if name in ('breast_cancer', 'iris', 'wine', 'digits'):
@@ -129,6 +143,10 @@ def _load(name):
         return sm.datasets.fair.load_pandas().data
     if name == 'diamonds_continuous': return _diamonds(True)
     if name == 'diamonds': return _diamonds(False)
+    if name == 'family_rotated':  # the paper's Gaussian family under a random rotation: its products are no longer axis-aligned
+        from scipy.stats import ortho_group
+        return _load('family_gaussian') @ ortho_group.rvs(8, random_state=2)
+    if name == 'curved': return curved_family(10_000, random_state=1)
     if name.startswith('family_'):
         from radbook.dictionaries import paper_family
         return paper_family(name[7:], random_state=0).sample(10_000, random_state=1)[0]
@@ -136,7 +154,7 @@ def _load(name):
 
 
 TABLES = ('iris', 'wine', 'breast_cancer', 'digits_dequantised', 'digits', 'penguins', 'fair', 'diamonds_continuous', 'diamonds',
-          'family_gaussian', 'family_laplacian', 'family_mixed', 'family_mixed_features')
+          'family_gaussian', 'family_laplacian', 'family_mixed', 'family_mixed_features', 'family_rotated', 'curved')
 
 
 def splits(name, n):

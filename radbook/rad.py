@@ -321,15 +321,17 @@ class RAD(BasePairwiseDensity):
         Scale the step of each component's coefficients by its weight (`component_steps`): light components then fit
         as fast as heavy ones. Measured: on real tables (breast_cancer, fair) a higher held-out log-likelihood and a
         faster fit; on the paper's families at their true rank a higher JSD (notebook 04, "The solver").
-    shape : {'auto', None, 'columns', 'whiten'}, default='auto'
+    shape : {'auto', None, 'columns', 'whiten', 'ica'}, default='auto'
         Map the table before fitting (notebook `03f_shape`). None fits the table as it is, as in the paper; 'columns', a
         Yeo-Johnson transform of each continuous column (every marginal, conditional and missing entry stays exact);
         'whiten', then PCA whitening of the smooth continuous columns together (for strongly dependent columns: a
-        marginal, conditional or row that holds some but not all of them is refused with a ValueError naming them).
-        'auto' chooses among None, 'columns' and 'whiten' by the held-out log-likelihood of RAD's own dictionary EM
-        fitted in each space (`choose_shape`, on at most 2,000 of the summary's rows; `shape_scores_` holds the scores);
-        a tie goes to the simpler map, and without held-out rows (validation_fraction=0) or with given dictionaries it
-        is None. The density is read back in the table's units with the map's Jacobian. 'columns' and 'whiten' need
+        marginal, conditional or row that holds some but not all of them is refused with a ValueError naming them);
+        'ica', whitened and then turned to the most independent axes (FastICA: for tables that mix non-Gaussian
+        sources; the same contract as 'whiten'). 'auto' chooses among None, 'columns', 'whiten' and 'ica' by the
+        held-out log-likelihood of RAD's own dictionary EM fitted in each space (`choose_shape`, on at most 2,000 of
+        the summary's rows; `shape_scores_` holds the scores), a rotation only where it wins by more than its standard
+        error; a tie goes to the simpler map, and without held-out rows (validation_fraction=0) or with given dictionaries it
+        is None. The density is read back in the table's units with the map's Jacobian. 'columns', 'whiten' and 'ica' need
         RAD's own dictionaries. For the paper's model, or for conditional means (`RADImputer`), use shape=None.
     local : {'auto', True, False}, default='auto'
         RAD in local frames (notebook `03g_local`): besides the fit in one frame (`shape`), a partition of the rows (a
@@ -383,7 +385,7 @@ class RAD(BasePairwiseDensity):
     n_features_in_ : int
         Number of features seen in `fit`.
     shape_ : Shape or None
-        The fitted map of the rows (shape='columns' or 'whiten'); `dictionaries_`, `center_` and `scale_` of the mapped
+        The fitted map of the rows (shape='columns', 'whiten' or 'ica'); `dictionaries_`, `center_` and `scale_` of the mapped
         columns are then in its space, and `density_` is a `ShapedDensity`.
     combine_ : str
         The combination of the runs kept, 'average' or 'best' (the `combine` setting, or its choice with 'auto').

@@ -5,18 +5,20 @@
 # %% ../nbs/03f_shape.ipynb #226e0dca
 from __future__ import annotations
 import copy
+import warnings
 from dataclasses import dataclass
 from functools import partial
 import numpy as np
 from scipy.optimize import minimize_scalar
+from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, peel_heavy
 from .tables import robust_scale, standardize
 from .datapass import Summary, _BASE_ROWS
 from .steps import discrete_columns, rad_dictionaries
 
 # %% auto #0
-__all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'ShapedDensity',
-           'shape_step', 'shape_scores', 'choose_shape', 'table_shape']
+__all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'ica_rotation',
+           'ShapedDensity', 'shape_step', 'shape_scores', 'choose_shape', 'table_shape']
 
 # %% ../nbs/03f_shape.ipynb #10ee3c78
 def yeo_johnson(u, lam) -> np.ndarray:
@@ -62,7 +64,7 @@ def fit_lambda(u, weights=None) -> float:
     return float(minimize_scalar(minus_loglik, bounds=(0.0, 2.0), method='bounded', options={'xatol': 1e-6}).x)
 
 # %% ../nbs/03f_shape.ipynb #da8eb9b3
-_SHAPES = ('columns', 'whiten')
+_SHAPES = ('columns', 'whiten', 'ica')
 
 @dataclass
 class Shape:
@@ -168,10 +170,11 @@ def _shaped_rows(rows, shape: Shape, prepare):
     "`prepare(shape.transform(rows))`: raw rows to the fit's standard units through the shape (module level, for Dask)."
     return prepare(shape.transform(rows))
 
-def fit_shape(X, columns, kind: str = 'columns', whiten=None, sample_weight=None) -> Shape:
+def fit_shape(X, columns, kind: str = 'columns', whiten=None, sample_weight=None, random_state=0) -> Shape:
     """The `Shape` of the rows `X` (NaN = missing): Yeo-Johnson per column of `columns` (exponent by `fit_lambda`, in
     robust units), and with `kind='whiten'` PCA whitening of the columns `whiten` (default: all of `columns`) over the
-    rows that have them all, as one group (at least two columns)."""
+    rows that have them all, as one group (at least two columns); `kind='ica'` then turns the whitened columns by
+    `ica_rotation` (seeded by `random_state`)."""
     if kind not in _SHAPES: raise ValueError(f"shape must be one of {', '.join(map(repr, _SHAPES))} or None, got {kind!r}.")
     X = np.asarray(X, dtype=float)
     w = np.ones(len(X)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -187,14 +190,34 @@ def fit_shape(X, columns, kind: str = 'columns', whiten=None, sample_weight=None
         mean[i] = np.average(v, weights=wn)
         std[i] = max(np.sqrt(np.average((v - mean[i]) ** 2, weights=wn)), 1e-12)
     shape = Shape(X.shape[1], columns, center, scale, lam, mean, std)
-    group = [n for n in (columns if whiten is None else whiten) if n in columns] if kind == 'whiten' else []
+    group = [n for n in (columns if whiten is None else whiten) if n in columns] if kind in ('whiten', 'ica') else []
     if len(group) >= 2:
         V = shape._columnwise(X)[:, group]
         full = ~np.isnan(V).any(axis=1)
         e, U = np.linalg.eigh(np.cov(V[full].T, aweights=w[full]))
         e = np.maximum(e, _EIG_FLOOR * e.max())  # a (near) linear dependence keeps a finite Jacobian
-        shape.group, shape.W = np.asarray(group, dtype=np.intp), (U / np.sqrt(e)).T[::-1]  # largest variance first
+        W = (U / np.sqrt(e)).T[::-1]  # largest variance first
+        if kind == 'ica': W = ica_rotation(V[full] @ W.T, w[full], random_state) @ W
+        shape.group, shape.W = np.asarray(group, dtype=np.intp), W
     return shape
+
+_ICA_ROWS = 10_000  # ica_rotation: FastICA sees at most this many rows
+
+def ica_rotation(Z, weights=None, random_state=0) -> np.ndarray:
+    r"""The rotation $R$ (orthogonal, `(d, d)`) that makes the coordinates of the whitened rows `Z` (n, d) most
+    independent: FastICA's unmixing matrix (scikit-learn, `whiten=False`, negentropy by log cosh) on at most 10,000 of
+    them, drawn in proportion to `weights` when those differ, then made exactly orthogonal (its polar factor)."""
+    from sklearn.decomposition import FastICA
+    from sklearn.exceptions import ConvergenceWarning
+    rng = check_random_state(random_state)
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    if w is not None and np.ptp(w) > 0: Z = Z[rng.choice(len(Z), min(len(Z), _ICA_ROWS), p=w / w.sum())]
+    elif len(Z) > _ICA_ROWS: Z = Z[rng.choice(len(Z), _ICA_ROWS, replace=False)]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ConvergenceWarning)  # an unconverged unmixing is still a rotation: the score judges it
+        R = FastICA(whiten=False, max_iter=400, random_state=rng.randint(2**31 - 1)).fit(Z).components_
+    U, _, Vt = np.linalg.svd(R)
+    return U @ Vt
 
 _EIG_FLOOR = 1e-9
 
@@ -260,8 +283,8 @@ class ShapedDensity:
 # %% ../nbs/03f_shape.ipynb #617566b8
 def shape_step(summary: Summary, kind: str, columns) -> Shape:
     """The shape of a table from its data-pass summary alone: `fit_shape` on the summary's sample (its first 10,000
-    rows), over the continuous `columns`; with `kind='whiten'` the columns without heavy values (`peel_heavy`) and
-    without missing entries are whitened together, while a zero-inflated or spiky column, or one with holes, keeps its
+    rows), over the continuous `columns`; with `kind='whiten'` (or 'ica') the columns without heavy values (`peel_heavy`)
+    and without missing entries are whitened together, while a zero-inflated or spiky column, or one with holes, keeps its
     own axis (so rows missing it stay exact)."""
     rows, w = summary.subsample(_BASE_ROWS)
     def smooth(n):
@@ -285,7 +308,7 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     scores = {}
     for kind in kinds:
         shape = Shape(summary.n_features) if kind is None else shape_step(fitting, kind, columns)
-        if kind == 'whiten' and not len(shape.group) and 'columns' in scores:  # nothing to whiten: the same map as 'columns'
+        if kind in _ROTATIONS and not len(shape.group) and 'columns' in scores:  # nothing to whiten: the same map as 'columns'
             scores[kind] = scores['columns']
             continue
         mapped = shape.map_summary(fitting)
@@ -300,30 +323,32 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     w = summary.held_weights()
     return scores if per_row else {kind: float(np.average(v, weights=w)) for kind, v in scores.items()}
 
+_ROTATIONS = ('whiten', 'ica')  # the shapes that turn columns together
+
 def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0,
                  max_rows: int = _SHAPE_ROWS) -> tuple:
     """`(shape, scores)`: the candidate with the best mean `shape_scores` among None and 'columns' (both keep every
-    marginal exact), and 'whiten' only where it beats that one by more than the standard error of their per-row
-    difference (a rotation makes marginals over part of its columns unavailable: it has to pay for that); fitted on
-    the whole summary (`shape_step`), and the mean scores."""
-    rows = shape_scores(summary, columns, discrete=discrete, max_discrete=max_discrete, rank=rank, random_state=random_state,
-                        max_rows=max_rows, per_row=True)
+    marginal exact), and the better rotation ('whiten' or 'ica') only where it beats that one by more than the standard
+    error of their per-row difference (a rotation makes marginals over part of its columns unavailable: it has to pay
+    for that); fitted on the whole summary (`shape_step`), and the mean scores."""
+    rows = shape_scores(summary, columns, (None, 'columns') + _ROTATIONS, discrete=discrete, max_discrete=max_discrete,
+                        rank=rank, random_state=random_state, max_rows=max_rows, per_row=True)
     w = summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
     scores = {kind: float(np.average(v, weights=w)) if np.ndim(v) else float(v) for kind, v in rows.items()}
     mean = lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind]
-    best = max((None, 'columns'), key=mean)
-    if not np.isnan(scores['whiten']) and not np.isnan(scores[best]):
-        gain = rows['whiten'] - rows[best]
+    best, turn = max((None, 'columns'), key=mean), max(_ROTATIONS, key=mean)
+    if not np.isnan(scores[turn]) and not np.isnan(scores[best]):
+        gain = rows[turn] - rows[best]
         if w is None: m, se = gain.mean(), gain.std(ddof=1) / np.sqrt(len(gain))
         else:
             m = np.average(gain, weights=w)
             se = np.sqrt(np.average((gain - m) ** 2, weights=w) * (w ** 2).sum()) / w.sum()
-        if m > se: best = 'whiten'
+        if m > se: best = turn
     return (Shape(summary.n_features) if best is None else shape_step(summary, best, columns)), scores
 
 def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None, rank: int = 8) -> tuple:
     """The estimator's shape step: `(shape, scores)` for RAD's `shape` setting `kind` (None: the identity; 'columns',
-    'whiten'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back), over the columns its
+    'whiten', 'ica'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back), over the columns its
     dictionaries treat as continuous (`discrete_columns`)."""
     if kind is None: return Shape(summary.n_features), {}
     continuous = np.flatnonzero(~discrete_columns(summary, max_discrete, discrete))

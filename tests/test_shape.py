@@ -94,7 +94,7 @@ def test_bad_shapes_are_refused(skewed):
 def test_auto_chooses_per_table(skewed):
     X, Y = skewed
     est = RAD(shape='auto', **QUICK).fit(X)
-    assert set(est.shape_scores_) == {None, 'columns', 'whiten'} and len(est.shape_.group) == 3  # whitening chosen
+    assert set(est.shape_scores_) == {None, 'columns', 'whiten', 'ica'} and len(est.shape_.group) == 3  # a rotation chosen
     fam = paper_family('mixed_features', random_state=0).sample(3000, random_state=1)[0]
     plain = RAD(shape='auto', **QUICK).fit(fam)
     assert plain.shape_ is None or len(plain.shape_.group) == 0  # the paper's products stay axis-aligned
