@@ -217,6 +217,7 @@ PART_PARAMS = {'shape': 'whiten', 'n_components': 'auto', 'n_components_grid': (
 # (two starts: on iris, breast_cancer and diamonds the same held-out scores as eight, to 0.02, and 20-40% faster)
 _MIN_PART_ROWS = 20
 _MIN_TOTAL_CORRELATION = 0.25  # nats per row: below it the parts have no frame worth orienting (families: 0.03-0.06)
+_ABANDON = 0.5  # nats per row: parts whose bound trails the one frame by more than this, beyond two standard errors, stop
 
 @dataclass
 class LocalFit:
@@ -279,11 +280,19 @@ def _whitens_more(one, parts) -> bool:
     return any(not set(getattr(getattr(p, 'shape_', None), 'group', np.zeros(0)).tolist()) <= kept for p in parts)
 
 
+def _mean_se(gain, w) -> tuple:
+    "The weighted mean of the per-row `gain` (weights `w`) and its standard error."
+    m = np.average(gain, weights=w)
+    return m, np.sqrt(np.average((gain - m) ** 2, weights=w) * (w ** 2).sum()) / w.sum()
+
 def _beats(gain, w, margin: bool) -> bool:
     "Whether the per-row `gain` (weights `w`) has a positive weighted mean, beyond its standard error when `margin`."
-    m = np.average(gain, weights=w)
-    se = np.sqrt(np.average((gain - m) ** 2, weights=w) * (w ** 2).sum()) / w.sum()
+    m, se = _mean_se(gain, w)
     return bool(m > (se if margin else 0.0))
+
+def _gain(rows, one_rows) -> np.ndarray:
+    "Per-row log-density differences, a row at -inf on one side counted as 700 nats (not NaN)."
+    return np.nan_to_num(rows - one_rows, nan=0.0, posinf=700.0, neginf=-700.0)
 
 
 def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID, part_params=None,
@@ -300,8 +309,11 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     every row with holes is scored exactly, as in one frame. The one frame is kept without trying parts where there
     are no held-out rows (unless `keep` is True) or fewer than `2 * min_rows` rows with every smooth column, and
     whatever `keep` says where a part reads a column as discrete that the one frame reads as continuous, or the
-    reverse (a sum of densities in two measures is none). A `random_state` of None or a RandomState gives one
-    seed, drawn once (advancing it), so every clone holds out the same rows."""
+    reverse (a sum of densities in two measures is none). The parts are fitted largest first, and under
+    `keep='auto'` abandoned (the one frame kept) once the bound $\log\pi_c + \log p_c(x)$ on the held-out rows of
+    the parts fitted so far trails the one frame by more than `_ABANDON` nats per row beyond twice its standard
+    error (`scores['bound_gain']`, the bound's mean difference from the one frame there). A `random_state` of None or a RandomState gives one seed, drawn once
+    (advancing it), so every clone holds out the same rows."""
     rs = estimator.random_state
     if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
         rs = int(check_random_state(rs).randint(2**31 - 1))
@@ -332,14 +344,25 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
         if holes[getattr(getattr(p, 'shape_', None), 'group', np.zeros(0, int))].any():  # its rows had none of the holes
             p = clone(base).set_params(**{**params, 'shape': 'columns'}).fit(X, sample_weight=w * (labels == c))
         return p
-    try: parts = [part(c) for c in range(out.partition.n_parts)]
-    except ValueError: return out  # a part the pipeline cannot fit (a column never observed in its rows, say): one frame
+    sizes = np.bincount(labels, weights=fit_w, minlength=out.partition.n_parts)
+    pi, parts, bound = sizes / sizes.sum(), [None] * len(sizes), np.full(len(held), np.nan)
+    unseen = getattr(one, 'unseen', 1.0)
+    for c in np.argsort(-sizes, kind='stable'):  # largest first; each part's held-out rows bound the mixture there
+        try: parts[c] = part(c)
+        except ValueError: return out  # a part the pipeline cannot fit (a column never observed in its rows, say): one frame
+        mine = held & (labels == c)
+        if keep is True or not mine.any(): continue
+        d = with_values(parts[c].density_, one.dictionaries_, parts[c].n_samples_seen_, unseen)
+        bound[mine] = np.log(pi[c]) + _held_rows(one, d, X, mine)
+        seen = ~np.isnan(bound[held])
+        m, se = _mean_se(_gain(bound[held][seen], one_rows[seen]), w[held][seen])
+        if m + 2 * se < -_ABANDON:  # far behind where it is measured: the rest would have to win it all back
+            out.scores['bound_gain'] = float(m)
+            return out
     if any([is_discrete(d) for d in p.dictionaries_] != flags for p in parts):
         return out  # a part read a column as discrete where the one frame did not (or the reverse): not one measure
-    sizes = np.bincount(labels, weights=fit_w, minlength=len(parts))
-    local = LocalFit(one, parts, sizes / sizes.sum(), out.partition, out.scores)
+    local = LocalFit(one, parts, pi, out.partition, out.scores)
     if not held.any(): return local if keep is True else out
     local_rows = _held_rows(one, local.density, X, held)
     out.scores['local'] = float(np.average(local_rows, weights=w[held]))
-    gain = np.nan_to_num(local_rows - one_rows, nan=0.0, posinf=700.0, neginf=-700.0)
-    return local if keep is True or _beats(gain, w[held], _whitens_more(one, parts)) else out
+    return local if keep is True or _beats(_gain(local_rows, one_rows), w[held], _whitens_more(one, parts)) else out

@@ -430,11 +430,13 @@ class RAD(BasePairwiseDensity):
         The parts' fits (empty unless `local_`); `density_` mixes their densities with a point mass at each discrete
         value a part never saw (`with_values`).
     part_weights_ : ndarray
-        The parts' shares $\pi_c$ of the fitted rows ([1.0] for one frame).
+        The parts' shares $\\pi_c$ of the fitted rows ([1.0] for one frame).
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
-        Held-out mean log-likelihood of the one frame ('one') and of the mixture of parts ('local'), in the table's units.
+        Held-out mean log-likelihood of the one frame ('one') and of the mixture of parts ('local'), in the table's units;
+        where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
+        'local': the bound on the parts' held-out rows minus the one frame's there, per row.
     """
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', n_init=8,
                  combine='auto', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0,

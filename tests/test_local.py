@@ -1,0 +1,62 @@
+"""Local frames: the parts are abandoned early only where their bound on the held-out rows trails the one frame."""
+import numpy as np
+import pytest
+
+import radbook.local as local
+from radbook.local import fit_local, with_values, _held_rows
+from radbook.rad import RAD
+
+
+class CountingRAD(RAD):
+    "RAD that counts its fits (fit_local clones it, so every clone counts into the class)."
+    fits = 0
+
+    def fit(self, X, y=None, sample_weight=None):
+        type(self).fits += 1
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+@pytest.fixture(scope='module')
+def clouds():
+    "Two tilted clouds, one leaning each way, and a third tilted cloud: parts in their own frames win."
+    rng = np.random.default_rng(1)
+    A = rng.multivariate_normal([-3, 0], [[1, .9], [.9, 1]], 500)
+    B = rng.multivariate_normal([3, 0], [[1, -.9], [-.9, 1]], 500)
+    C = rng.multivariate_normal([0, 4], [[1, .6], [.6, 1]], 300)
+    return np.vstack([A, B, C])
+
+
+def _fit(X, abandon, monkeypatch):
+    monkeypatch.setattr(local, '_ABANDON', abandon)
+    CountingRAD.fits = 0
+    out = fit_local(CountingRAD(n_init=2, local=False, random_state=0), X)
+    return out, CountingRAD.fits
+
+
+def test_parts_that_win_are_never_abandoned(clouds, monkeypatch):
+    kept, fits = _fit(clouds, local._ABANDON, monkeypatch)
+    assert kept.parts and 'local' in kept.scores and 'bound_gain' not in kept.scores
+    assert fits == 1 + kept.partition.n_parts  # the one frame and every part
+    never, _ = _fit(clouds, np.inf, monkeypatch)  # no abandoning at all: the same parts, the same scores
+    assert never.scores == kept.scores
+    np.testing.assert_array_equal(never.density.logpdf(clouds[:50]), kept.density.logpdf(clouds[:50]))
+
+
+def test_the_bound_holds_on_every_held_out_row(clouds, monkeypatch):
+    fit, _ = _fit(clouds, local._ABANDON, monkeypatch)
+    one, mix = fit.one, fit.density
+    rows = np.ones(len(clouds), bool)
+    mixture = _held_rows(one, mix, clouds, rows)
+    labels = fit.partition.assign(one.encode(clouds))
+    for c, p in enumerate(fit.parts):  # log pi_c + log p_c(x) <= log sum_c' pi_c' p_c'(x), for rows of part c
+        d = with_values(p.density_, one.dictionaries_, p.n_samples_seen_)
+        mine = labels == c
+        assert (np.log(fit.weights[c]) + _held_rows(one, d, clouds, mine) <= mixture[mine] + 1e-9).all()
+
+
+def test_parts_far_behind_stop_after_the_first(clouds, monkeypatch):
+    # a threshold every bound passes (more than 100 nats per row *ahead*) makes the first part's rows decide
+    out, fits = _fit(clouds, -100.0, monkeypatch)
+    assert not out.parts and 'local' not in out.scores and out.scores['bound_gain'] > -100
+    assert fits == 2  # the one frame and the largest part only
+    assert out.density is out.one.density_
