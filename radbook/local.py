@@ -312,8 +312,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     reverse (a sum of densities in two measures is none). The parts are fitted largest first, and under
     `keep='auto'` abandoned (the one frame kept) once the bound $\log\pi_c + \log p_c(x)$ on the held-out rows of
     the parts fitted so far trails the one frame by more than `_ABANDON` nats per row beyond twice its standard
-    error (`scores['bound_gain']`, the bound's mean difference from the one frame there). A `random_state` of None or a RandomState gives one seed, drawn once
-    (advancing it), so every clone holds out the same rows."""
+    error (`scores['bound_gain']`, the bound's mean difference from the one frame there). A `random_state` of None
+    or a RandomState gives one seed, drawn once (advancing it), so every clone holds out the same rows."""
     rs = estimator.random_state
     if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
         rs = int(check_random_state(rs).randint(2**31 - 1))
@@ -353,7 +353,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
         mine = held & (labels == c)
         if keep is True or not mine.any(): continue
         d = with_values(parts[c].density_, one.dictionaries_, parts[c].n_samples_seen_, unseen)
-        bound[mine] = np.log(pi[c]) + _held_rows(one, d, X, mine)
+        with np.errstate(divide='ignore'): bound[mine] = np.log(pi[c]) + _held_rows(one, d, X, mine)  # pi_c = 0: -inf
         seen = ~np.isnan(bound[held])
         m, se = _mean_se(_gain(bound[held][seen], one_rows[seen]), w[held][seen])
         if m + 2 * se < -_ABANDON:  # far behind where it is measured: the rest would have to win it all back
