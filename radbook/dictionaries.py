@@ -416,14 +416,39 @@ def _gmm_m_step(x, resp, reg) -> tuple:
     d = x[:, None] - mu
     return nk / nk.sum(), mu, (resp * d * d).sum(axis=0) / nk + reg
 
+def _kmeans_plusplus_1d(x, k: int, rng) -> np.ndarray:
+    """The indices that scikit-learn's `kmeans_plusplus(x[:, None], k, random_state=rng)` picks (greedy k-means++ with
+    $2 + \lfloor\log k\rfloor$ trials per center), by the same draws and the same arithmetic for one column, without
+    its validation: a tenth of a millisecond instead of half of one, for the ten or more starts of every BIC scan."""
+    n = len(x)
+    if n < k: raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")
+    w, sq = np.ones(n), x * x
+    def dist(c):  # squared distances from centers c to every x, as sklearn's: -2 c x + c^2 + x^2, floored at 0
+        d = -2 * (c[:, None] * x[None, :])
+        d += (c * c)[:, None]
+        d += sq[None, :]
+        return np.maximum(d, 0, out=d)
+    trials, idx = 2 + int(np.log(k)), np.full(k, -1, dtype=int)
+    idx[0] = rng.choice(n, p=w / w.sum())
+    closest = dist(x[idx[:1]])
+    pot = closest @ w
+    for c in range(1, k):
+        cand = np.searchsorted(np.cumsum(w * closest), rng.uniform(size=trials) * pot)
+        np.clip(cand, None, closest.size - 1, out=cand)
+        d = dist(x[cand])
+        np.minimum(closest, d, out=d)
+        pots = d @ w.reshape(-1, 1)
+        best = np.argmin(pots)
+        pot, closest, idx[c] = pots[best], d[best], cand[best]
+    return idx
+
 def gmm_1d(x, n_components: int, reg: float = 1e-6, max_iter: int = 100, tol: float = 1e-3, random_state=None) -> tuple:
     """A 1-D Gaussian mixture by EM, the algorithm of scikit-learn's `GaussianMixture(n_components, reg_covar=reg,
     init_params='k-means++')` on `x[:, None]` (the same fit for the same `random_state`, about twice as fast: no
     validation or covariance machinery). Returns `(weights, means, sds, bic)`."""
-    from sklearn.cluster import kmeans_plusplus
     x = np.asarray(x, dtype=float).ravel()
     k = n_components
-    _, idx = kmeans_plusplus(x[:, None], k, random_state=check_random_state(random_state))
+    idx = _kmeans_plusplus_1d(x, k, check_random_state(random_state))
     resp = np.zeros((len(x), k)); resp[idx, np.arange(k)] = 1.0  # each center owns itself: means at the centers
     w, mu, var = _gmm_m_step(x, resp, reg)
     bound = -np.inf
