@@ -13,7 +13,7 @@ from .dictionaries import (atom_spec, auto_dictionary, gaussian, laplacian, poin
 
 # %% auto #0
 __all__ = ['GRID_STARTS', 'atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'tied_em', 'overrelax', 'grid_dictionary',
-           'grid_starts', 'learn_dictionaries']
+           'grid_starts', 'learn_dictionaries', 'learn_ranks']
 
 # %% ../nbs/01a_learn.ipynb #5e97f650
 _LEARNABLE = ('norm', 'laplace', 'point')
@@ -122,12 +122,14 @@ def _check_prior(coef_prior):
 
 def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: float = 0.2, max_iter: int = 1000,
             patience: int = 20, tol: float = 1e-6, floors=None, accelerate: bool = True, coef_prior: float = 0.0,
-            random_state=None) -> dict:
+            random_state=None, held=None, held_weights=None) -> dict:
     """Tied-atom EM from the dictionaries `atoms` (`atom_arrays` per feature) on the rows of `Z` (NaN = missing),
     from a flat-Dirichlet start; the iterate with the best held-out mean log-likelihood (training log-likelihood with
     `validation_fraction=0`), stopping after `patience` iterations without a relative gain above `tol`; over-relaxed
     steps (`overrelax`) unless `accelerate=False`; `coef_prior` pseudo-counts on every coefficient (MAP EM, see
-    `tied_m_step`). Returns a dict with `weights`, `coefs`, `atoms`, `score`, `n_iter`, `n_e_steps` and `scores`."""
+    `tied_m_step`). Given `held` rows (weighted by `held_weights`), every row of `Z` trains and those rows score instead
+    of a `validation_fraction` of `Z`. Returns a dict with `weights`, `coefs`, `atoms`, `score`, `n_iter`, `n_e_steps`
+    and `scores`."""
     Z = np.asarray(Z, dtype=float)
     K, N = Z.shape
     if len(atoms) != N: raise ValueError(f"atoms has {len(atoms)} dictionaries for {N} features.")
@@ -135,7 +137,7 @@ def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: 
     rng = check_random_state(random_state)
     floors = np.full(N, 1e-3) if floors is None else np.asarray(floors, dtype=float)
     w = None if row_weights is None else np.asarray(row_weights, dtype=float)
-    n_val = int(round(validation_fraction * K))
+    n_val = int(round(validation_fraction * K)) if held is None else 0
     if K - n_val < 2: n_val = 0  # too few rows to hold any out: score on the training rows
     order = rng.permutation(K)
     fit, val = order[n_val:], order[:n_val]
@@ -144,7 +146,9 @@ def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: 
     coefs = [rng.dirichlet(np.ones(len(a[1])), size=F).T for a in atoms]
     with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead (and stall on busy cores)
         part = lambda rows: (Z[rows], None if w is None else w[rows])
-        best, scores = _em_loop(part(fit), part(val), atoms, weights, coefs, floors, max_iter, patience, tol, accelerate,
+        scoring = part(val) if held is None else (np.asarray(held, dtype=float),
+                                                  None if held_weights is None else np.asarray(held_weights, dtype=float))
+        best, scores = _em_loop(part(fit), scoring, atoms, weights, coefs, floors, max_iter, patience, tol, accelerate,
                                 float(coef_prior))
     best['scores'] = scores
     return best
@@ -242,11 +246,12 @@ _PRIOR_ROWS = 5_000  # ... and tables of fewer rows get none (measured to help f
 
 def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, validation_fraction: float = 0.2,
                        max_iter: int = 1000, patience: int = 20, tol: float = 1e-6, max_discrete: int = 16,
-                       coef_prior: float = _COEF_PRIOR, random_state=None) -> tuple:
+                       coef_prior: float = _COEF_PRIOR, random_state=None, held=None, held_weights=None) -> tuple:
     """Dictionaries for the columns of `Z` (NaN = missing) fitted by `tied_em` at rank `n_components` with
     `coef_prior` pseudo-counts per coefficient, fewer if a column of coefficients of the largest dictionary would then
     hold more than a tenth of a component's average training rows, and none on fewer than 5,000 rows: returns
-    `(dictionaries, fit)`. `start` gives the first dictionaries (one list per feature), or several starts as a dict
+    `(dictionaries, fit)`. Given `held` rows (and `held_weights`), every fit trains on all of `Z` (or of its rows
+    that select a start) and scores on those rows instead of a `validation_fraction` of them (`tied_em`). `start` gives the first dictionaries (one list per feature), or several starts as a dict
     `{name: start}`: each is fitted on the same held-out split of (at most) 10,000 random rows, and the one with the highest
     held-out score is fitted again on all rows (`fit['start']` names it, `fit['start_scores']` has every start's
     score). By default each column's automatic atoms (1-D mixtures at one and two times the BIC size) with a
@@ -268,13 +273,13 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     if not starts: raise ValueError("start is an empty dict: give at least one start.")
     for name, st in starts.items():
         if len(st) != N: raise ValueError(f"start{'' if name is None else ' ' + repr(name)} has {len(st)} dictionaries for {N} features.")
-    per_component = (1 - validation_fraction) * len(Z) / n_components  # a component's average training rows
+    per_component = (1 - (validation_fraction if held is None else 0)) * len(Z) / n_components  # a component's average training rows
     floors = [atom_floor(c) for c in cols]
     def em(st, rows, seed):
         prior = 0.0 if len(Z) < _PRIOR_ROWS else min(float(coef_prior), _PRIOR_SHARE * per_component / max(map(len, st)))
         return tied_em(Z[rows], [atom_arrays(d) for d in st], n_components, None if row_weights is None else
                        np.asarray(row_weights)[rows], validation_fraction, max_iter, patience, tol, floors=floors,
-                       coef_prior=prior, random_state=seed)
+                       coef_prior=prior, random_state=seed, held=held, held_weights=held_weights)
     if len(starts) == 1:
         (name, st), = starts.items()
         fit, scores = em(st, slice(None), rng if name is None else rng.randint(2**31 - 1)), None
@@ -286,3 +291,21 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
         fit = em(starts[name], slice(None), seed)
     fit['start'], fit['start_scores'] = name, scores
     return [arrays_atoms(*a) for a in fit['atoms']], fit
+
+# %% ../nbs/01a_learn.ipynb #6cfe10e3
+def learn_ranks(Z, ranks, start=None, row_weights=None, random_state=None, **kwargs) -> tuple:
+    """`learn_dictionaries` of the rows `Z` at each rank of `ranks` from the same `start`, on the same training and
+    held-out rows (one seed drawn from `random_state` for all; keyword arguments are passed on): `(dictionaries, fit)`
+    of the rank with the highest held-out score (the smaller rank on a tie), `fit['rank_scores']` every rank's."""
+    ranks = tuple(ranks)
+    if not ranks: raise ValueError("ranks is empty: give at least one rank.")
+    seed = int(check_random_state(random_state).randint(2**31 - 1))
+    fits = {}
+    for F in sorted(ranks):
+        if isinstance(F, bool) or not isinstance(F, numbers.Integral) or F < 1:
+            raise ValueError(f"ranks must be positive integers, got {F!r}.")
+        fits[int(F)] = learn_dictionaries(Z, int(F), start=start, row_weights=row_weights, random_state=seed, **kwargs)
+    best = max(fits, key=lambda F: fits[F][1]['score'])  # max keeps the first, the smaller rank, on a tie
+    learned, fit = fits[best]
+    fit['rank_scores'] = {F: float(f['score']) for F, (_, f) in fits.items()}
+    return learned, fit

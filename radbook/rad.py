@@ -25,6 +25,7 @@ from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_f
 from .shape import Shape, ShapedDensity, table_shape, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 from .local import LocalFit, fit_local
+from .em import em_fit
 
 # %% auto #0
 __all__ = ['BasePairwiseDensity', 'RAD']
@@ -167,12 +168,17 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         if not w.sum() > 0: raise ValueError("sample_weight sums to zero: no row would count.")
         return w
 
-    def _begin(self, X, seed: int, rng, options: PaperOptions, weights=None) -> _Stream:
-        "Steps 1 to 4 (summary, plan, counts) of a fit or of a stream's first chunk."
+    def _summary(self, X, seed: int, weights=None) -> tuple:
+        "Step 1, the summary pass: `(summary, table settings, discrete columns or None, column names or None)`."
         table, names = TableSettings.of(self), getattr(self, 'feature_names_in_', None)
         discrete = [c.discrete for c in self._columns] if self._columns is not None else None
         summary = summary_pass(X, seed, table, discrete, names, weights)
         self.n_features_in_ = summary.n_features
+        return summary, table, discrete, names
+
+    def _begin(self, X, seed: int, rng, options: PaperOptions, weights=None) -> _Stream:
+        "Steps 1 to 4 (summary, plan, counts) of a fit or of a stream's first chunk."
+        summary, table, discrete, names = self._summary(X, seed, weights)
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
         ranks = self._ranks()
         rank = ranks[len(ranks) // 2]  # the dictionary EM's rank: the middle of the candidates
@@ -254,6 +260,17 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         return self
 
 # %% ../nbs/04_rad.ipynb #feb1ff77
+_SOLVERS = ('radon', 'em')  # RAD's solver: the paper's projections, or the dictionary EM alone (notebook 03h_em)
+_PROJECTION_ATTRIBUTES = ('pairs_', 'directions_', 'n_bins_', 'bin_lo_', 'bin_width_')  # what only the Radon fit sets
+
+@dataclass
+class _EMStream:
+    "A stream's state under solver='em': the summary of every chunk so far, the rows read, the seed of the rows, the EM's random stream."
+    summary: Summary
+    rows: int
+    seed: int
+    rng: object
+
 class RAD(BasePairwiseDensity):
     """Joint density estimation with Radons And Dictionaries (Singhal, Mirza, Rajwade & Gurumoorthy).
 
@@ -341,12 +358,23 @@ class RAD(BasePairwiseDensity):
         where its held-out mean log-likelihood beats the one frame's (`local_scores_`), and is tried only with
         shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
         partition has more than one part (and its parts read every column as discrete or continuous as the one frame
-        does); False fits one frame. Each part's rank is chosen among 2, 4 and 8 (two starts each); at
+        does); False fits one frame. Each part is fitted by its dictionary EM alone (solver='em'), its rank the best of 2, 4
+        and 8 on the held-out rows; at
         n_components=1 (the independence model) 'auto' fits one frame. Rows in memory (arrays, DataFrames) with RAD's own
         dictionaries only: memmaps, chunks, Dask arrays, `partial_fit` and given dictionaries fit one frame under
         'auto' and are refused under True. Each part whitens its own frame, so a marginal, conditional or row that
         holds some but not all of a part's whitened columns is refused (fit with local=False and shape='columns' to
         keep every request exact). For the paper's model use local=False.
+    solver : {'radon', 'em'}, default='radon'
+        How the mixture is fitted. 'radon', the paper's: to the 1-D histograms of random projections of every pair of
+        columns, counted over every row in a second data pass, from the dictionary EM's mixture and random starts. 'em':
+        that dictionary EM's mixture itself (notebook `03h_em`), fitted by likelihood on the summary's sample (at most
+        40,000 rows) without the held-out rows, at `n_components` or at the rank of `n_components_grid` with the best
+        score on the EM's held-out rows: one data pass and no projections (`pairs_`, `directions_`, `n_bins_`, `bin_lo_`
+        and `bin_width_` are not set), the Radon solver's settings (`n_projections`, `n_bins`, `pairs`, `n_init`,
+        `combine`, `max_iter`, `tol`, `patience`, `precondition`) unused, and `smoothing` or `paper_options` refused.
+        `partial_fit` merges each chunk into the summary (its sample draws from every row so far) and fits the EM
+        again, units and dictionaries too. The parts of local frames are fitted this way.
     unseen : float >= 0 or None, default=1.0
         Pseudo-count of values never seen in fit, per discrete column: a new category, or an integer inside an integer
         column's fitted range, shares `unseen / (n_samples_seen_ + unseen)` of the column's probability
@@ -441,7 +469,8 @@ class RAD(BasePairwiseDensity):
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=40, n_bins='auto', n_init=8,
                  combine='auto', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=100, smoothing=0.0,
                  n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
-                 precondition=False, shape='auto', local='auto', unseen=1.0, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
+                 precondition=False, shape='auto', local='auto', solver='radon', unseen=1.0, paper_options=None,
+                 random_state=None, verbose=0, init=_DEPRECATED,
                  accelerate=_DEPRECATED, rho=_DEPRECATED, n_alt=_DEPRECATED, radon=_DEPRECATED, n_mc=_DEPRECATED):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
@@ -449,7 +478,7 @@ class RAD(BasePairwiseDensity):
         self.validation_fraction, self.patience, self.random_state, self.verbose = validation_fraction, patience, random_state, verbose
         self.smoothing, self.n_components_grid, self.coef_floor = smoothing, n_components_grid, coef_floor
         self.precondition, self.shape, self.unseen, self.paper_options = precondition, shape, unseen, paper_options
-        self.local = local
+        self.local, self.solver = local, solver
         self.init, self.accelerate, self.rho, self.n_alt, self.radon, self.n_mc = init, accelerate, rho, n_alt, radon, n_mc
 
     def _bins(self, n_samples) -> int:
@@ -503,6 +532,69 @@ class RAD(BasePairwiseDensity):
         `03g_local`): the partition of the rows and a RAD per part follow, and the mixture of parts is kept where `local`
         says (`local_`)."""
 
+    def _fit(self, X, weights=None):
+        check_option('solver', self.solver, _SOLVERS)
+        return super()._fit(X, weights) if self.solver == 'radon' else self._fit_em(X, weights)
+
+    def _check_em(self):
+        "The parameters of a fit with solver='em', checked: the Radon solver's prior and algorithm are refused."
+        self._solver_settings(self._paper_options()); self._check_table_params()
+        if self._paper_options() != PaperOptions():
+            raise ValueError("paper_options set the Radon solver's algorithm; solver='em' has none: use solver='radon'.")
+        if isinstance(self.smoothing, str) or self.smoothing != 0:
+            raise ValueError(f"smoothing={self.smoothing!r} is a prior of the Radon solver; solver='em' fits without one: "
+                             "use smoothing=0.0, or solver='radon'.")
+
+    def _fit_em(self, X, weights=None):
+        "`fit` with solver='em' (notebook `03h_em`): the summary pass, then `_em_solve`."
+        self._check_em()
+        self._stream = None
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(2**31 - 1))  # as a Radon fit: the rows' own random numbers (sample, split)
+        return self._em_solve(self._summary(X, seed, weights)[0], rng)
+
+    def _em_solve(self, summary: Summary, rng):
+        "The shape step and `em_fit` on a summary, and the fitted attributes: the EM's mixture is the density."
+        for name in _PROJECTION_ATTRIBUTES: self.__dict__.pop(name, None)  # a refit after a Radon fit: no stale projections
+        discrete = [c.discrete for c in self._columns] if self._columns is not None else None
+        ranks = self._ranks()
+        shape, self.shape_scores_ = table_shape(summary, self._shape_kind(), self.max_discrete, discrete,
+                                                rank=ranks[len(ranks) // 2])
+        fit = em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,
+                     getattr(self, 'feature_names_in_', None), self.coef_floor, rng)
+        self.n_components_, self.smoothing_, self.smoothing_scores_ = fit.n_components, 0.0, {}
+        self.rank_scores_ = fit.rank_scores
+        self.combine_, self.combine_scores_ = 'best', {}
+        self.weights_, self.coefs_, self.dictionaries_ = fit.weights, fit.coefs, fit.table
+        self.center_, self.scale_ = fit.center, fit.scale
+        self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, True, []
+        self.validation_curve_ = list(enumerate(fit.scores))
+        self.n_samples_seen_ = summary.n_samples
+        self.density_ = DictionaryCPD(self.weights_, self.coefs_, fit.table)
+        self.shape_ = None if shape.identity else shape
+        if self.shape_ is not None: self.density_ = ShapedDensity(self.density_, self.shape_)
+        return self
+
+    def _partial_fit_em(self, X, sample_weight=None):
+        """`partial_fit` with solver='em': the chunk's summary merged into the stream's (its sample draws from every row so
+        far), and the EM fitted again on it, units and dictionaries too."""
+        stream = getattr(self, '_stream', None)
+        X = self._table(X, reset=stream is None)
+        weights = self._sample_weight(sample_weight, X)
+        with threadpool_limits(1, user_api='blas'):
+            if stream is None:
+                self._check_em()
+                rng = check_random_state(self.random_state)
+                seed = int(rng.randint(2**31 - 1))
+                stream = _EMStream(self._summary(X, seed, weights)[0], len(X), seed, rng)
+            else:
+                stream.summary += summarize(check_chunk(X), stream.rows, stream.seed, float(self.validation_fraction),
+                                            caps=stream.summary.caps, k=stream.summary.k, weights=weights)
+                stream.rows += len(X)
+            self._em_solve(stream.summary, copy.deepcopy(stream.rng))  # each fit: the same random stream
+            self._stream = stream
+        return self
+
     def _take(self, fit: LocalFit):
         "This estimator as the result of `fit_local` (`fit`), or as a fit in one frame made in place (`fit=None`)."
         if fit is None:
@@ -520,6 +612,8 @@ class RAD(BasePairwiseDensity):
 
     def partial_fit(self, X, y=None, sample_weight=None):
         if self.local is True: raise ValueError("partial_fit fits one frame: local=True needs fit on rows in memory; use local=False or 'auto'.")
+        check_option('solver', self.solver, _SOLVERS)
+        if self.solver == 'em': return self._partial_fit_em(X, sample_weight)._take(None)
         super().partial_fit(X, y, sample_weight)
         return self._take(None)
 

@@ -6,11 +6,12 @@
 from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
+import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 from .checks import Settings
 from .dictionaries import auto_dictionary, check_dictionaries, point_mass, _few_values
-from .learn import learn_dictionaries, grid_starts, _GRID_ROWS, _GRID_ATOMS
+from .learn import learn_dictionaries, learn_ranks, grid_starts, _GRID_ROWS, _GRID_ATOMS
 from .radon import feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators
 from .datapass import Counts, data_pass, split_counts, summarize, Summary, _NO_CAP, _BASE_ROWS
 from .tables import robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete
@@ -109,16 +110,18 @@ def discrete_columns(summary: Summary, max_discrete: int = 16, discrete=None) ->
 
 def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool = True, max_discrete: int = 16,
                      max_atoms: int = None, discrete=None, names=None, n_components: int = 8, random_state=None,
-                     return_fit: bool = False) -> tuple:
+                     return_fit: bool = False, held=None, held_weights=None) -> tuple:
     """Dictionaries and units of a table from its data-pass `Summary` alone: `(dictionaries in standard units,
     dictionaries in the table's units, center, scale)` (step 2 above). `discrete[n]` forces a column to point masses
     (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'marginal' reads each
     continuous column's atoms off its 1-D marginal (`auto_dictionary`, at one and two times the BIC size); 'auto' (or
     'learned') fits the atoms by tied-atom EM at rank `n_components` on up to `em_rows` rows of the summary's sample
-    (`learn_dictionaries`, notebook 01a) from the 1-D mixtures at one and, below 10,000 rows, two times the BIC size
+    (`learn_dictionaries`, notebook 01a; `n_components` a sequence of ranks: each fitted, the best kept, `learn_ranks`)
+    from the 1-D mixtures at one and, below 10,000 rows, two times the BIC size
     with Laplacian twins of the BIC-sized ones; on tables of 5,000 rows or more also from two quantile grids of 12
     Gaussians or 12 Laplacians per continuous column (`grid_starts`), the best start by held-out score. Units, 1-D
-    mixtures and grids come from the sample's first 10,000 rows. `return_fit=True` appends the EM's fit (None without one)."""
+    mixtures and grids come from the sample's first 10,000 rows. `return_fit=True` appends the EM's fit (None without one).
+    `held` rows of the table (weighted by `held_weights`) score the EM instead of a share of its rows (`tied_em`)."""
     K, N = summary.n_samples, summary.n_features
     rng = check_random_state(random_state)
     base, w = summary.subsample(_BASE_ROWS)  # and the rows' weights when it holds them all (None: unweighted, or drawn by weight)
@@ -148,8 +151,10 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
             if grid: std = {'1-D mixtures': std, **grid_starts(cols, _GRID_ATOMS if max_atoms is None else min(_GRID_ATOMS, max_atoms))}
             n_atoms = max(sum(map(len, st)) for st in std.values()) if grid else sum(map(len, std))
             rows, w_em = summary.subsample(em_rows(n_atoms, len(summary.sample)))
-            std, fit = learn_dictionaries(standardize(rows, center, scale), n_components, start=std, row_weights=w_em,
-                                          random_state=rng)
+            learn = learn_dictionaries if isinstance(n_components, numbers.Integral) else learn_ranks
+            scoring = {} if held is None else dict(held=standardize(held, center, scale), held_weights=held_weights)
+            std, fit = learn(standardize(rows, center, scale), n_components, start=std, row_weights=w_em, random_state=rng,
+                             **scoring)
         out = std, table_dictionaries(std, center, scale, values), center, scale
         return out + (fit,) if return_fit else out
     if isinstance(dictionaries, str):

@@ -1,0 +1,100 @@
+"""RAD(solver='em'): the dictionary EM's mixture as the density, fitted without the rows RAD holds out."""
+import copy
+
+import numpy as np
+import pytest
+from sklearn.utils import check_random_state
+
+from radbook.datapass import held_out_rows
+from radbook.dictionaries import DictionaryCPD, paper_family
+from radbook.rad import RAD
+from radbook.solver import PaperOptions
+
+
+@pytest.fixture(scope='module')
+def family():
+    "Rows of one of the paper's Gaussian truths (rank 7), and fresh rows of it."
+    truth = paper_family('gaussian', random_state=0)
+    X, _ = truth.sample(3000, random_state=1)
+    X_new, _ = truth.sample(5000, random_state=2)
+    return truth, X, X_new
+
+
+def _held(n_rows, random_state, validation_fraction=0.2):
+    "The rows a RAD seeded with the int `random_state` holds out (its first draw seeds the rows' split)."
+    seed = int(check_random_state(copy.deepcopy(random_state)).randint(2**31 - 1))
+    return held_out_rows(0, n_rows, seed, validation_fraction)
+
+
+def test_em_fit_is_a_density_near_the_truth(family):
+    truth, X, X_new = family
+    est = RAD('auto', n_components_grid=(2, 4, 8), solver='em', shape=None, local=False, random_state=0).fit(X)
+    assert isinstance(est.density_, DictionaryCPD)
+    assert est.n_components_ == max(est.rank_scores_, key=est.rank_scores_.get)
+    assert sorted(est.rank_scores_) == [2, 4, 8] and est.n_components_ >= 4
+    assert not hasattr(est, 'pairs_') and not hasattr(est, 'directions_')
+    gap = truth.logpdf(X_new).mean() - est.score(X_new)
+    assert 0 <= gap < 0.15, gap
+    radon = RAD(solver='radon', shape=None, local=False, n_init=2, random_state=0).fit(X)
+    assert abs(radon.score(X_new) - est.score(X_new)) < 0.1  # the same model class, fitted two ways
+    assert est.sample(5, random_state=0)[0].shape == (5, X.shape[1])
+
+
+def test_em_trains_without_the_held_out_rows(family):
+    _, X, _ = family
+    held = _held(len(X), 0)
+    moved = X.copy()
+    moved[held] = 1.3 * moved[held][::-1]  # other held-out rows: they choose where the EM stops, never where it goes
+    fit = lambda Z: RAD(4, solver='em', shape=None, local=False, coef_floor=0.0, random_state=0).fit(Z)
+    a, b = fit(X), fit(moved)
+    assert a.n_iter_ != b.n_iter_  # they stopped at different iterates
+    np.testing.assert_array_equal(a.scale_, b.scale_)  # units from the training rows too
+    units = np.log(a.scale_).sum()  # standard units -> the table's
+    curve = dict(a.validation_curve_)  # the held-out mean log-likelihood of every iterate
+    assert abs(curve[a.n_iter_] - (a.score(X[held]) + units)) < 1e-6  # the E-step's float32 products: 1e-8 apart
+    assert abs(curve[b.n_iter_] - (b.score(X[held]) + units)) < 1e-6  # b's iterate is a's of that number: one path
+    trained = X.copy()
+    trained[np.flatnonzero(~held)[:50]] += 0.3  # the other rows are what it fits: moving some moves the fit
+    assert not np.array_equal(fit(trained).weights_, a.weights_)
+
+
+def test_refit_with_em_drops_the_projections(family):
+    _, X, _ = family
+    est = RAD(4, n_init=2, shape=None, local=False, random_state=0).fit(X[:1000])
+    assert hasattr(est, 'pairs_')
+    est.set_params(solver='em').fit(X[:1000])
+    assert not hasattr(est, 'pairs_') and not hasattr(est, 'bin_lo_')
+
+
+def test_local_parts_are_em_fits():
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.multivariate_normal([-3, 0], [[1, .9], [.9, 1]], 500),
+                   rng.multivariate_normal([3, 0], [[1, -.9], [-.9, 1]], 500)])
+    est = RAD(n_init=2, local=True, random_state=0).fit(X)
+    assert est.local_ and est.parts_
+    assert all(p.solver == 'em' and not hasattr(p, 'pairs_') for p in est.parts_)
+    assert est.global_.solver == 'radon' and hasattr(est.global_, 'pairs_')
+
+
+@pytest.mark.parametrize('params, message', [
+    (dict(solver='lbfgs'), "solver must be 'radon' or 'em'"),
+    (dict(solver='em', smoothing=0.1), 'smoothing=0.1'),
+    (dict(solver='em', smoothing='auto'), "smoothing='auto'"),
+    (dict(solver='em', paper_options=PaperOptions.paper()), 'paper_options'),
+    (dict(solver='em', dictionaries='marginal'), "dictionaries='marginal'"),
+])
+def test_em_refuses_what_it_cannot_do(family, params, message):
+    _, X, _ = family
+    with pytest.raises(ValueError, match=message.replace('(', r'\(').replace(')', r'\)')):
+        RAD(4, local=False, shape=None, **params).fit(X[:500])
+
+
+def test_em_partial_fit_refits_on_every_row_so_far(family):
+    _, X, X_new = family
+    est = lambda: RAD(4, solver='em', local=False, shape=None, random_state=0)
+    one = est().partial_fit(X)
+    np.testing.assert_array_equal(one.weights_, est().fit(X).weights_)  # one chunk: the fit
+    two = est().partial_fit(X[:1000]).partial_fit(X[1000:])
+    assert two.n_samples_seen_ == len(X)
+    first = est().partial_fit(X[:1000])
+    assert two.score(X_new) > first.score(X_new)  # the second chunk's rows count
