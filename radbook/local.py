@@ -213,7 +213,8 @@ class MixtureDensity:
     def __repr__(self): return f"MixtureDensity({len(self.parts)} parts, {self.n_components} components)"
 
 # %% ../nbs/03g_local.ipynb #94eb9b9a
-PART_PARAMS = {'shape': 'whiten', 'n_components': 'auto', 'n_components_grid': (2, 4, 8), 'solver': 'em'}  # each part's RAD settings
+PART_PARAMS = {'shape': 'whiten', 'n_components': 'auto', 'n_components_grid': (2, 4, 8), 'n_init': 2}  # each part's RAD settings
+_EM_PART_ROWS = 500  # a part of at least this many fitted rows is fitted by its dictionary EM alone (solver='em')
 # (two starts: on iris, breast_cancer and diamonds the same held-out scores as eight, to 0.02, and 20-40% faster)
 _MIN_PART_ROWS = 20
 _MIN_TOTAL_CORRELATION = 0.25  # nats per row: below it the parts have no frame worth orienting (families: 0.03-0.06)
@@ -301,7 +302,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     (array-like or DataFrame) with frequency weights `sample_weight`: the one frame, the partition (`fit_partition` over
     `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows; no parts where its
     `total_correlation` is below a quarter nat per row), a RAD per part
-    with `part_params` (None: `PART_PARAMS`), and the parts kept where `keep` is True, or where it is 'auto' and their
+    with `part_params` (None: `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least
+    `_EM_PART_ROWS` fitted rows), and the parts kept where `keep` is True, or where it is 'auto' and their
     held-out mean beats the one frame's: by more than the standard error of the per-row difference where the parts
     whiten columns that the one frame keeps on their own axes (marginals over some of them would be lost, so the
     parts have to pay for that, as `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a
@@ -340,9 +342,10 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     params = PART_PARAMS if part_params is None else part_params
     holes = np.isnan(Z).any(axis=0)  # a column with missing entries keeps its own axis in every part, as in one frame
     def part(c):
-        p = clone(base).set_params(**params).fit(X, sample_weight=w * (labels == c))
+        kw = {**params, 'solver': 'em'} if sizes[c] >= _EM_PART_ROWS and part_params is None else params
+        p = clone(base).set_params(**kw).fit(X, sample_weight=w * (labels == c))
         if holes[getattr(getattr(p, 'shape_', None), 'group', np.zeros(0, int))].any():  # its rows had none of the holes
-            p = clone(base).set_params(**{**params, 'shape': 'columns'}).fit(X, sample_weight=w * (labels == c))
+            p = clone(base).set_params(**{**kw, 'shape': 'columns'}).fit(X, sample_weight=w * (labels == c))
         return p
     sizes = np.bincount(labels, weights=fit_w, minlength=out.partition.n_parts)
     pi, parts, bound = sizes / sizes.sum(), [None] * len(sizes), np.full(len(held), np.nan)

@@ -358,8 +358,8 @@ class RAD(BasePairwiseDensity):
         where its held-out mean log-likelihood beats the one frame's (`local_scores_`), and is tried only with
         shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
         partition has more than one part (and its parts read every column as discrete or continuous as the one frame
-        does); False fits one frame. Each part is fitted by its dictionary EM alone (solver='em'), its rank the best of 2, 4
-        and 8 on the held-out rows; at
+        does); False fits one frame. A part of at least 500 fitted rows is fitted by its dictionary EM alone (solver='em'),
+        a smaller one by the Radon solve from two starts; either way its rank is the best of 2, 4 and 8 on held-out rows; at
         n_components=1 (the independence model) 'auto' fits one frame. Rows in memory (arrays, DataFrames) with RAD's own
         dictionaries only: memmaps, chunks, Dask arrays, `partial_fit` and given dictionaries fit one frame under
         'auto' and are refused under True. Each part whitens its own frame, so a marginal, conditional or row that
@@ -374,7 +374,7 @@ class RAD(BasePairwiseDensity):
         and `bin_width_` are not set), the Radon solver's settings (`n_projections`, `n_bins`, `pairs`, `n_init`,
         `combine`, `max_iter`, `tol`, `patience`, `precondition`) unused, and `smoothing` or `paper_options` refused.
         `partial_fit` merges each chunk into the summary (its sample draws from every row so far) and fits the EM
-        again, units and dictionaries too. The parts of local frames are fitted this way.
+        again, units and dictionaries too. The parts of local frames with at least 500 rows are fitted this way.
     unseen : float >= 0 or None, default=1.0
         Pseudo-count of values never seen in fit, per discrete column: a new category, or an integer inside an integer
         column's fitted range, shares `unseen / (n_samples_seen_ + unseen)` of the column's probability

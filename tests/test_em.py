@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from sklearn.utils import check_random_state
 
+import radbook.local as local
 from radbook.datapass import held_out_rows
 from radbook.dictionaries import DictionaryCPD, paper_family
 from radbook.rad import RAD
@@ -66,14 +67,18 @@ def test_refit_with_em_drops_the_projections(family):
     assert not hasattr(est, 'pairs_') and not hasattr(est, 'bin_lo_')
 
 
-def test_local_parts_are_em_fits():
+def test_local_parts_of_many_rows_are_em_fits(monkeypatch):
     rng = np.random.default_rng(1)
     X = np.vstack([rng.multivariate_normal([-3, 0], [[1, .9], [.9, 1]], 500),
                    rng.multivariate_normal([3, 0], [[1, -.9], [-.9, 1]], 500)])
-    est = RAD(n_init=2, local=True, random_state=0).fit(X)
-    assert est.local_ and est.parts_
-    assert all(p.solver == 'em' and not hasattr(p, 'pairs_') for p in est.parts_)
-    assert est.global_.solver == 'radon' and hasattr(est.global_, 'pairs_')
+    solvers = {}
+    for rows in (300, 10**6):  # parts of about 400 fitted rows: at least 300, fewer than a million
+        monkeypatch.setattr(local, '_EM_PART_ROWS', rows)
+        est = RAD(n_init=2, local=True, random_state=0).fit(X)
+        assert est.local_ and len(est.parts_) == 2 and est.global_.solver == 'radon'
+        solvers[rows] = [p.solver for p in est.parts_]
+        assert all(hasattr(p, 'pairs_') == (p.solver == 'radon') for p in est.parts_)
+    assert solvers == {300: ['em', 'em'], 10**6: ['radon', 'radon']}
 
 
 @pytest.mark.parametrize('params, message', [
