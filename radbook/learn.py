@@ -286,9 +286,10 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     else:  # each start on the same held-out rows of (at most) _SELECT_ROWS rows; the best one again on all of them
         seed = rng.randint(2**31 - 1)
         rows = np.sort(check_random_state(seed).permutation(len(Z))[:_SELECT_ROWS]) if len(Z) > _SELECT_ROWS else slice(None)
-        scores = {name: em(st, rows, seed)['score'] for name, st in starts.items()}
+        fits = {name: em(st, rows, seed) for name, st in starts.items()}
+        scores = {name: f['score'] for name, f in fits.items()}
         name = max(scores, key=scores.get)
-        fit = em(starts[name], slice(None), seed)
+        fit = fits[name] if isinstance(rows, slice) else em(starts[name], slice(None), seed)  # all rows: that fit is the refit
     fit['start'], fit['start_scores'] = name, scores
     return [arrays_atoms(*a) for a in fit['atoms']], fit
 
