@@ -17,8 +17,8 @@ __all__ = ['EMFit', 'em_fit']
 @dataclass
 class EMFit:
     """What `em_fit` returns: the mixture (`weights`, and `coefs` floored as the solver's), its dictionaries in standard
-    units and in the table's (`table`), the units, the rank and every candidate's held-out score (`rank_scores`, the EM's
-    own held-out rows, in standard units; empty for one rank), and the EM's iterations and held-out scores."""
+    units and in the table's (`table`), the units, the rank and every candidate's held-out score (`rank_scores`, mean
+    log-likelihood per row in standard units; empty for one rank), and the EM's iterations and held-out scores."""
     weights: np.ndarray
     coefs: list
     dictionaries: list

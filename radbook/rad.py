@@ -44,12 +44,13 @@ class _Stream:
 
 _DEPRECATED = 'deprecated'  # the default of keywords on their way out: set, they still work, with a FutureWarning
 
-def _units_offset(rows, weights, plan: Plan, shape: Shape) -> float:
+def _units_offset(rows, weights, dictionaries, scale, shape: Shape) -> float:
     """The mean log-Jacobian that takes log densities of `rows` (raw, weighted by `weights`) in the fit's standard units
-    to the table's: the shape's, and $-\\log$ scale of every observed continuous column (discrete ones are counted)."""
-    continuous = np.array([not all(isinstance(a, PointMass) for a in d) for d in plan.dictionaries])
+    (its `dictionaries`, columns divided by `scale`) to the table's: the shape's, and $-\\log$ scale of every observed
+    continuous column (discrete ones are counted)."""
+    continuous = np.array([not all(isinstance(a, PointMass) for a in d) for d in dictionaries])
     seen = ~np.isnan(rows)
-    per_row = -(np.log(plan.scale) * (seen & continuous)).sum(axis=1) + shape.log_jacobian(rows)
+    per_row = -(np.log(scale) * (seen & continuous)).sum(axis=1) + shape.log_jacobian(rows)
     return float(np.average(per_row, weights=weights)) if len(rows) else 0.0
 
 class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
@@ -209,7 +210,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
             warnings.warn(f"{type(self).__name__} stopped at max_iter={self.max_iter} before converging; increase max_iter.",
                           ConvergenceWarning)
         self.n_components_, self.smoothing_ = fit.n_components, fit.smoothing
-        units = (_units_offset(stream.summary.held_out, stream.summary.held_weights(), plan, stream.shape)
+        units = (_units_offset(stream.summary.held_out, stream.summary.held_weights(), plan.dictionaries, plan.scale, stream.shape)
                  if fit.rank_scores or fit.combine_scores else 0.0)
         self.rank_scores_ = {F: v + units for F, v in fit.rank_scores.items()}  # in the table's units, as score
         self.smoothing_scores_ = fit.smoothing_scores
@@ -369,8 +370,9 @@ class RAD(BasePairwiseDensity):
         How the mixture is fitted. 'radon', the paper's: to the 1-D histograms of random projections of every pair of
         columns, counted over every row in a second data pass, from the dictionary EM's mixture and random starts. 'em':
         that dictionary EM's mixture itself (notebook `03h_em`), fitted by likelihood on the summary's sample (at most
-        40,000 rows) without the held-out rows, at `n_components` or at the rank of `n_components_grid` with the best
-        score on the EM's held-out rows: one data pass and no projections (`pairs_`, `directions_`, `n_bins_`, `bin_lo_`
+        40,000 rows) without the held-out rows, which stop each EM and choose the rank of `n_components_grid` (or take
+        `n_components`; `rank_scores_` and `validation_curve_`, per EM iteration, hold their mean log-likelihood): one
+        data pass and no projections (`pairs_`, `directions_`, `n_bins_`, `bin_lo_`
         and `bin_width_` are not set), the Radon solver's settings (`n_projections`, `n_bins`, `pairs`, `n_init`,
         `combine`, `max_iter`, `tol`, `patience`, `precondition`) unused, and `smoothing` or `paper_options` refused.
         `partial_fit` merges each chunk into the summary (its sample draws from every row so far) and fits the EM
@@ -563,7 +565,9 @@ class RAD(BasePairwiseDensity):
         fit = em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,
                      getattr(self, 'feature_names_in_', None), self.coef_floor, rng)
         self.n_components_, self.smoothing_, self.smoothing_scores_ = fit.n_components, 0.0, {}
-        self.rank_scores_ = fit.rank_scores
+        units = (_units_offset(summary.held_out, summary.held_weights(), fit.dictionaries, fit.scale, shape)
+                 if fit.rank_scores else 0.0)
+        self.rank_scores_ = {F: v + units for F, v in fit.rank_scores.items()}  # in the table's units, as score
         self.combine_, self.combine_scores_ = 'best', {}
         self.weights_, self.coefs_, self.dictionaries_ = fit.weights, fit.coefs, fit.table
         self.center_, self.scale_ = fit.center, fit.scale

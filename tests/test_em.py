@@ -14,7 +14,7 @@ from radbook.solver import PaperOptions
 
 @pytest.fixture(scope='module')
 def family():
-    "Rows of one of the paper's Gaussian truths (rank 7), and fresh rows of it."
+    "Rows of one of the paper's Gaussian truths (rank 25), and fresh rows of it."
     truth = paper_family('gaussian', random_state=0)
     X, _ = truth.sample(3000, random_state=1)
     X_new, _ = truth.sample(5000, random_state=2)
@@ -57,6 +57,15 @@ def test_em_trains_without_the_held_out_rows(family):
     trained = X.copy()
     trained[np.flatnonzero(~held)[:50]] += 0.3  # the other rows are what it fits: moving some moves the fit
     assert not np.array_equal(fit(trained).weights_, a.weights_)
+
+
+def test_em_rank_scores_are_held_out_scores_in_the_tables_units(family):
+    _, X, _ = family
+    held = _held(len(X), 0)
+    est = RAD('auto', n_components_grid=(2, 4), solver='em', local=False, shape='columns', coef_floor=0.0,
+              random_state=0).fit(X)
+    assert est.shape_ is not None  # the Yeo-Johnson map's Jacobian is in the scores too
+    assert abs(est.rank_scores_[est.n_components_] - est.score(X[held])) < 1e-6
 
 
 def test_refit_with_em_drops_the_projections(family):
