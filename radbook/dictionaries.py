@@ -417,7 +417,7 @@ def _gmm_m_step(x, resp, reg) -> tuple:
     return nk / nk.sum(), mu, (resp * d * d).sum(axis=0) / nk + reg
 
 def _kmeans_plusplus_1d(x, k: int, rng) -> np.ndarray:
-    """The indices that scikit-learn's `kmeans_plusplus(x[:, None], k, random_state=rng)` picks (greedy k-means++ with
+    r"""The indices that scikit-learn's `kmeans_plusplus(x[:, None], k, random_state=rng)` picks (greedy k-means++ with
     $2 + \lfloor\log k\rfloor$ trials per center), by the same draws and the same arithmetic for one column, without
     its validation: a tenth of a millisecond instead of half of one, for the ten or more starts of every BIC scan."""
     n = len(x)

@@ -112,3 +112,25 @@ def test_em_partial_fit_refits_on_every_row_so_far(family):
     assert two.n_samples_seen_ == len(X)
     first = est().partial_fit(X[:1000])
     assert two.score(X_new) > first.score(X_new)  # the second chunk's rows count
+
+
+def test_em_reads_tables_as_they_come():
+    "A DataFrame with categories, a boolean, an integer column and missing entries, weighted: as the Radon fit reads it."
+    import pandas as pd
+    rng = np.random.default_rng(0)
+    n = 1500
+    species = rng.choice(['Adelie', 'Gentoo', 'Chinstrap'], n)
+    mass = np.where(species == 'Gentoo', 5000.0, 3700.0) + rng.normal(0, 300, n)
+    mass[rng.random(n) < 0.05] = np.nan
+    frame = pd.DataFrame({'species': pd.Categorical(species), 'mass_g': mass, 'male': rng.random(n) < 0.5,
+                          'year': rng.choice([2007, 2008, 2009], n)})
+    est = RAD('auto', n_components_grid=(2, 4), solver='em', local=False, random_state=0).fit(frame)
+    assert np.isfinite(est.score_samples(frame)).all()  # rows with a missing mass are scored on what they hold
+    sample, _ = est.sample(500, random_state=1)
+    assert isinstance(sample, pd.DataFrame) and sample.dtypes.tolist() == frame.dtypes.tolist()
+    gentoo = sample['species'] == 'Gentoo'  # the dependence between category and mass survives the fit
+    assert sample.loc[gentoo, 'mass_g'].mean() - sample.loc[~gentoo, 'mass_g'].mean() > 800
+    conditional = est.conditional({'species': 'Gentoo'})  # exact: no rotation with shape='auto' here
+    assert abs(conditional.sample(2000, random_state=2)[0]['mass_g'].mean() - 5000) < 100
+    twice = RAD(4, solver='em', local=False, shape=None, random_state=0).fit(frame, sample_weight=np.full(n, 2.0))
+    assert twice.n_samples_seen_ == n and np.isfinite(twice.score(frame))
