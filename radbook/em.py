@@ -18,7 +18,8 @@ __all__ = ['EMFit', 'em_fit']
 class EMFit:
     """What `em_fit` returns: the mixture (`weights`, and `coefs` floored as the solver's), its dictionaries in standard
     units and in the table's (`table`), the units, the rank and every candidate's held-out score (`rank_scores`, mean
-    log-likelihood per row in standard units; empty for one rank), and the EM's iterations and held-out scores."""
+    log-likelihood per row in standard units; empty for one rank), the EM's chosen iterate and held-out score per
+    iteration (standard units), and whether it stopped on its held-out rows before its cap of iterations."""
     weights: np.ndarray
     coefs: list
     dictionaries: list
@@ -29,6 +30,7 @@ class EMFit:
     rank_scores: dict
     n_iter: int
     scores: list
+    converged: bool = True
 
 def em_fit(summary: Summary, ranks, settings: TableSettings = TableSettings(), discrete=None, names=None,
            coef_floor: float = _COEF_FLOOR, random_state=None) -> EMFit:
@@ -47,4 +49,4 @@ def em_fit(summary: Summary, ranks, settings: TableSettings = TableSettings(), d
         **({} if not len(summary.held_out) else dict(held=summary.held_out, held_weights=summary.held_weights())))
     coefs = [(1 - coef_floor) * np.asarray(c) + coef_floor / len(c) for c in fit['coefs']]
     return EMFit(np.asarray(fit['weights'], dtype=float), coefs, std, table, center, scale, len(fit['weights']),
-                 fit.get('rank_scores', {}), int(fit['n_iter']), [float(s) for s in fit['scores']])
+                 fit.get('rank_scores', {}), int(fit['n_iter']), [float(s) for s in fit['scores']], bool(fit['converged']))

@@ -180,7 +180,7 @@ def _em_loop(train, held, atoms, weights, coefs, floors, max_iter, patience, tol
              prior: float = 0.0) -> tuple:
     """EM steps on `train = (rows, row weights)`, scored on `held` (on `train` when `held` has no rows), over-relaxed
     (`overrelax`) unless `accelerate=False`, with `prior` pseudo-counts per coefficient (`tied_m_step`); `(best,
-    scores)`, `best['n_e_steps']` the E-steps on the training rows."""
+    scores)`, `best['n_e_steps']` the E-steps on the training rows, `best['converged']` whether it stopped before `max_iter`."""
     (Zf, wf), (Zv, wv) = train, held
     best, scores, last_gain = None, [], 0
     per_row = prior / (len(Zf) if wf is None else wf.sum())  # the prior's weight in the mean log-posterior per row
@@ -209,7 +209,7 @@ def _em_loop(train, held, atoms, weights, coefs, floors, max_iter, patience, tol
         theta = update
         post, n_e = tied_e_step(Zf, update[2], update[0], update[1]), n_e + 1
         L, eta = log_post(post, update[1]), _GROW if accelerate else 1.0
-    best['n_e_steps'] = n_e
+    best['n_e_steps'], best['converged'] = n_e, it < max_iter  # stopped by patience, not by the cap
     return best, scores
 
 # %% ../nbs/01a_learn.ipynb #390c2d3a

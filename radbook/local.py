@@ -17,6 +17,8 @@ from sklearn.utils import check_random_state
 from .datapass import held_out_rows
 from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
 from .density import _log_density
+from .checks import _unset
+from .solver import PaperOptions
 
 # %% auto #0
 __all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'fit_partition', 'MixtureDensity', 'LocalFit', 'with_values',
@@ -214,7 +216,15 @@ class MixtureDensity:
 
 # %% ../nbs/03g_local.ipynb #94eb9b9a
 PART_PARAMS = {'shape': 'whiten', 'n_components': 'auto', 'n_components_grid': (2, 4, 8), 'n_init': 2}  # each part's RAD settings
-_EM_PART_ROWS = 500  # a part of at least this many fitted rows is fitted by its dictionary EM alone (solver='em')
+_EM_PART_ROWS = 500  # a part of at least this many fitted rows is fitted by its dictionary EM alone (solver='em') ...
+
+def _em_allowed(estimator) -> bool:
+    "... where the estimator's settings leave the EM nothing to refuse: learned dictionaries, no smoothing prior, radbook's solver options."
+    p = estimator.get_params()
+    smoothing, options = p.get('smoothing', 0.0), p.get('paper_options')
+    return (p.get('dictionaries') in ('auto', 'learned') and not isinstance(smoothing, str) and smoothing == 0
+            and (options is None or options == PaperOptions())
+            and all(_unset(p.get(k, 'deprecated')) for k in ('init', 'accelerate', 'rho', 'n_alt', 'radon', 'n_mc')))
 # (two starts: on iris, breast_cancer and diamonds the same held-out scores as eight, to 0.02, and 20-40% faster)
 _MIN_PART_ROWS = 20
 _MIN_TOTAL_CORRELATION = 0.25  # nats per row: below it the parts have no frame worth orienting (families: 0.03-0.06)
@@ -303,7 +313,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows; no parts where its
     `total_correlation` is below a quarter nat per row), a RAD per part
     with `part_params` (None: `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least
-    `_EM_PART_ROWS` fitted rows), and the parts kept where `keep` is True, or where it is 'auto' and their
+    `_EM_PART_ROWS` fitted rows where `_em_allowed`), and the parts kept where `keep` is True, or where it is 'auto' and their
     held-out mean beats the one frame's: by more than the standard error of the per-row difference where the parts
     whiten columns that the one frame keeps on their own axes (marginals over some of them would be lost, so the
     parts have to pay for that, as `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a
@@ -341,8 +351,9 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     labels = out.partition.assign(Z)
     params = PART_PARAMS if part_params is None else part_params
     holes = np.isnan(Z).any(axis=0)  # a column with missing entries keeps its own axis in every part, as in one frame
+    em_ok = _em_allowed(base)
     def part(c):
-        kw = {**params, 'solver': 'em'} if sizes[c] >= _EM_PART_ROWS and part_params is None else params
+        kw = {**params, 'solver': 'em'} if sizes[c] >= _EM_PART_ROWS and part_params is None and em_ok else params
         p = clone(base).set_params(**kw).fit(X, sample_weight=w * (labels == c))
         if holes[getattr(getattr(p, 'shape_', None), 'group', np.zeros(0, int))].any():  # its rows had none of the holes
             p = clone(base).set_params(**{**kw, 'shape': 'columns'}).fit(X, sample_weight=w * (labels == c))

@@ -264,6 +264,13 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
 _SOLVERS = ('radon', 'em')  # RAD's solver: the paper's projections, or the dictionary EM alone (notebook 03h_em)
 _PROJECTION_ATTRIBUTES = ('pairs_', 'directions_', 'n_bins_', 'bin_lo_', 'bin_width_')  # what only the Radon fit sets
 
+def _refuse_new_categories(X, columns):
+    "A ValueError naming the first category column of the encoded chunk `X` that holds a category the fit never saw (code -1)."
+    for n, spec in enumerate(columns or []):
+        if spec.kind == 'category' and (X[:, n] == -1).any():
+            raise ValueError(f"Column {spec.name!r} holds a category outside the first chunk's {list(spec.categories)}; the "
+                             "first chunk given to partial_fit fixes the categories (give it every category, or call fit).")
+
 @dataclass
 class _EMStream:
     "A stream's state under solver='em': the summary of every chunk so far, the rows read, the seed of the rows, the EM's random stream."
@@ -359,8 +366,9 @@ class RAD(BasePairwiseDensity):
         where its held-out mean log-likelihood beats the one frame's (`local_scores_`), and is tried only with
         shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
         partition has more than one part (and its parts read every column as discrete or continuous as the one frame
-        does); False fits one frame. A part of at least 500 fitted rows is fitted by its dictionary EM alone (solver='em'),
-        a smaller one by the Radon solve from two starts; either way its rank is the best of 2, 4 and 8 on held-out rows; at
+        does); False fits one frame. A part of at least 500 fitted rows is fitted by its dictionary EM alone (solver='em';
+        unless smoothing, paper_options or dictionaries='marginal' ask for the Radon solve), a smaller one by the
+        estimator's solver (the Radon solve from two starts by default); its rank is the best of 2, 4 and 8 on held-out rows; at
         n_components=1 (the independence model) 'auto' fits one frame. Rows in memory (arrays, DataFrames) with RAD's own
         dictionaries only: memmaps, chunks, Dask arrays, `partial_fit` and given dictionaries fit one frame under
         'auto' and are refused under True. Each part whitens its own frame, so a marginal, conditional or row that
@@ -370,13 +378,15 @@ class RAD(BasePairwiseDensity):
         How the mixture is fitted. 'radon', the paper's: to the 1-D histograms of random projections of every pair of
         columns, counted over every row in a second data pass, from the dictionary EM's mixture and random starts. 'em':
         that dictionary EM's mixture itself (notebook `03h_em`), fitted by likelihood on the summary's sample (at most
-        40,000 rows) without the held-out rows, which stop each EM and choose the rank of `n_components_grid` (or take
-        `n_components`; `rank_scores_` and `validation_curve_`, per EM iteration, hold their mean log-likelihood): one
-        data pass and no projections (`pairs_`, `directions_`, `n_bins_`, `bin_lo_`
+        40,000 rows) without the held-out rows (the shape map too), which stop each EM and choose the rank of
+        `n_components_grid` (or take `n_components`): `rank_scores_` and `validation_curve_` (per EM iteration) hold their
+        mean log-likelihood in the table's units, `n_iter_` is the iterate kept (with validation_fraction=0 the EM holds out
+        a fifth of its rows itself). One data pass and no projections (`pairs_`, `directions_`, `n_bins_`, `bin_lo_`
         and `bin_width_` are not set), the Radon solver's settings (`n_projections`, `n_bins`, `pairs`, `n_init`,
         `combine`, `max_iter`, `tol`, `patience`, `precondition`) unused, and `smoothing` or `paper_options` refused.
         `partial_fit` merges each chunk into the summary (its sample draws from every row so far) and fits the EM
-        again, units and dictionaries too. The parts of local frames with at least 500 rows are fitted this way.
+        again, units and dictionaries too (a category the first chunk lacked is refused; a stream keeps its solver).
+        Local frames fit their parts of at least 500 rows this way.
     unseen : float >= 0 or None, default=1.0
         Pseudo-count of values never seen in fit, per discrete column: a new category, or an integer inside an integer
         column's fitted range, shares `unseen / (n_samples_seen_ + unseen)` of the column's probability
@@ -434,21 +444,24 @@ class RAD(BasePairwiseDensity):
         Left edge and width of the bins of every pair and direction, in standard units (the outermost bins are
         open-ended).
     n_iter_ : int
-        Iterations of the longest final run (its chosen iterations on the training counts plus the refit's).
+        Iterations of the longest final run (its chosen iterations on the training counts plus the refit's); with
+        solver='em', the EM's iterate kept.
     converged_ : bool
-        Whether every final run stopped on its criterion rather than on `max_iter`.
+        Whether every final run stopped on its criterion rather than on `max_iter` (solver='em': the EM on its held-out
+        rows rather than on its cap).
     loss_curve_ : list of float
         J1 on all the data per iteration of the first kept run's refit (its continuation from the chosen iterate), or of
         the run itself with validation_fraction=0.
     validation_curve_ : list of (int, float)
-        Held-out J1 every few iterations of the best start (empty when validation_fraction=0).
+        Held-out J1 every few iterations of the best start (empty when validation_fraction=0); with solver='em', the
+        held-out mean log-likelihood per row of every EM iteration, in the table's units.
     smoothing_ : float
         The smoothing weight used (chosen when smoothing='auto').
     smoothing_scores_ : dict
         Held-out J1 of each smoothing weight tried at the chosen rank (smoothing='auto' only; empty otherwise).
     rank_scores_ : dict
-        Held-out mean log-likelihood per row of each rank tried, from its search fit (a quarter of the starts), in the
-        table's units as `score` (n_components='auto' only; empty otherwise).
+        Held-out mean log-likelihood per row of each rank tried, from its search fit (a quarter of the starts; with
+        solver='em', its EM), in the table's units as `score` (n_components='auto' only; empty otherwise).
     local_ : bool
         Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`, whose
         components (part after part, `density_.n_components` of them) are what `predict_proba` and `sample` number;
@@ -560,19 +573,22 @@ class RAD(BasePairwiseDensity):
         for name in _PROJECTION_ATTRIBUTES: self.__dict__.pop(name, None)  # a refit after a Radon fit: no stale projections
         discrete = [c.discrete for c in self._columns] if self._columns is not None else None
         ranks = self._ranks()
-        shape, self.shape_scores_ = table_shape(summary, self._shape_kind(), self.max_discrete, discrete,
-                                                rank=ranks[len(ranks) // 2])
+        shape, self.shape_scores_ = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete, discrete,
+                                                rank=ranks[len(ranks) // 2])  # the map too from the training rows alone
         fit = em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,
                      getattr(self, 'feature_names_in_', None), self.coef_floor, rng)
+        if not fit.converged:
+            warnings.warn(f"{type(self).__name__}(solver='em') stopped at its EM's cap of iterations before its held-out "
+                          "rows stopped it.", ConvergenceWarning)
         self.n_components_, self.smoothing_, self.smoothing_scores_ = fit.n_components, 0.0, {}
         units = (_units_offset(summary.held_out, summary.held_weights(), fit.dictionaries, fit.scale, shape)
-                 if fit.rank_scores else 0.0)
+                 if len(summary.held_out) else 0.0)
         self.rank_scores_ = {F: v + units for F, v in fit.rank_scores.items()}  # in the table's units, as score
         self.combine_, self.combine_scores_ = 'best', {}
         self.weights_, self.coefs_, self.dictionaries_ = fit.weights, fit.coefs, fit.table
         self.center_, self.scale_ = fit.center, fit.scale
-        self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, True, []
-        self.validation_curve_ = list(enumerate(fit.scores))
+        self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, []
+        self.validation_curve_ = [(i, s + units) for i, s in enumerate(fit.scores)]
         self.n_samples_seen_ = summary.n_samples
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, fit.table)
         self.shape_ = None if shape.identity else shape
@@ -590,8 +606,10 @@ class RAD(BasePairwiseDensity):
                 self._check_em()
                 rng = check_random_state(self.random_state)
                 seed = int(rng.randint(2**31 - 1))
-                stream = _EMStream(self._summary(X, seed, weights)[0], len(X), seed, rng)
+                stream = _EMStream(self._summary(X, seed, weights)[0], len(X), seed, copy.deepcopy(rng))
             else:
+                self._check_em()
+                _refuse_new_categories(X, self._columns)
                 stream.summary += summarize(check_chunk(X), stream.rows, stream.seed, float(self.validation_fraction),
                                             caps=stream.summary.caps, k=stream.summary.k, weights=weights)
                 stream.rows += len(X)
@@ -607,6 +625,8 @@ class RAD(BasePairwiseDensity):
             return self
         for k, v in vars(fit.one).items():  # the one frame's fitted attributes, bit for bit
             if k.endswith('_') or k == '_columns': setattr(self, k, v)
+        for name in _PROJECTION_ATTRIBUTES:  # a Radon fit's projections, when this one frame has none (solver='em')
+            if not hasattr(fit.one, name): self.__dict__.pop(name, None)
         if not hasattr(fit.one, 'feature_names_in_') and hasattr(self, 'feature_names_in_'): del self.feature_names_in_
         self._stream = None
         self.global_, self.parts_, self.part_weights_, self.partition_ = fit.one, fit.parts, fit.weights, fit.partition
@@ -617,6 +637,10 @@ class RAD(BasePairwiseDensity):
     def partial_fit(self, X, y=None, sample_weight=None):
         if self.local is True: raise ValueError("partial_fit fits one frame: local=True needs fit on rows in memory; use local=False or 'auto'.")
         check_option('solver', self.solver, _SOLVERS)
+        stream = getattr(self, '_stream', None)
+        if stream is not None and isinstance(stream, _EMStream) != (self.solver == 'em'):
+            raise ValueError(f"This stream was started with solver={'em' if isinstance(stream, _EMStream) else 'radon'!r}, "
+                             f"and a stream keeps its solver: call fit to start afresh with solver={self.solver!r}.")
         if self.solver == 'em': return self._partial_fit_em(X, sample_weight)._take(None)
         super().partial_fit(X, y, sample_weight)
         return self._take(None)

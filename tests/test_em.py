@@ -50,10 +50,13 @@ def test_em_trains_without_the_held_out_rows(family):
     a, b = fit(X), fit(moved)
     assert a.n_iter_ != b.n_iter_  # they stopped at different iterates
     np.testing.assert_array_equal(a.scale_, b.scale_)  # units from the training rows too
-    units = np.log(a.scale_).sum()  # standard units -> the table's
-    curve = dict(a.validation_curve_)  # the held-out mean log-likelihood of every iterate
-    assert abs(curve[a.n_iter_] - (a.score(X[held]) + units)) < 1e-6  # the E-step's float32 products: 1e-8 apart
-    assert abs(curve[b.n_iter_] - (b.score(X[held]) + units)) < 1e-6  # b's iterate is a's of that number: one path
+    curve = dict(a.validation_curve_)  # the held-out mean log-likelihood of every iterate, in the table's units
+    assert abs(curve[a.n_iter_] - a.score(X[held])) < 1e-6  # the E-step's float32 products: 1e-8 apart
+    assert abs(curve[b.n_iter_] - b.score(X[held])) < 1e-6  # b's iterate, scored on a's rows: a's curve there
+    turned = lambda Z: RAD(4, solver='em', shape='whiten', local=False, random_state=0).fit(Z)
+    ta, tb = turned(X), turned(moved)  # the map, too, is fitted on the training rows alone
+    np.testing.assert_array_equal(ta.scale_, tb.scale_)
+    np.testing.assert_array_equal(ta.shape_.transform(X[:5]), tb.shape_.transform(X[:5]))
     trained = X.copy()
     trained[np.flatnonzero(~held)[:50]] += 0.3  # the other rows are what it fits: moving some moves the fit
     assert not np.array_equal(fit(trained).weights_, a.weights_)
@@ -74,6 +77,9 @@ def test_refit_with_em_drops_the_projections(family):
     assert hasattr(est, 'pairs_')
     est.set_params(solver='em').fit(X[:1000])
     assert not hasattr(est, 'pairs_') and not hasattr(est, 'bin_lo_')
+    est = RAD(4, n_init=2, random_state=0).fit(X[:1000])  # local='auto': the attributes come from its one frame
+    est.set_params(solver='em').fit(X[:1000])
+    assert not hasattr(est, 'pairs_') and not hasattr(est, 'directions_')
 
 
 def test_local_parts_of_many_rows_are_em_fits(monkeypatch):
@@ -88,6 +94,9 @@ def test_local_parts_of_many_rows_are_em_fits(monkeypatch):
         solvers[rows] = [p.solver for p in est.parts_]
         assert all(hasattr(p, 'pairs_') == (p.solver == 'radon') for p in est.parts_)
     assert solvers == {300: ['em', 'em'], 10**6: ['radon', 'radon']}
+    monkeypatch.setattr(local, '_EM_PART_ROWS', 300)  # settings the EM refuses keep the Radon solve: still two parts
+    est = RAD(n_init=2, local=True, smoothing=0.05, random_state=0).fit(X)
+    assert est.local_ and [p.solver for p in est.parts_] == ['radon', 'radon']
 
 
 @pytest.mark.parametrize('params, message', [
@@ -110,8 +119,21 @@ def test_em_partial_fit_refits_on_every_row_so_far(family):
     np.testing.assert_array_equal(one.weights_, est().fit(X).weights_)  # one chunk: the fit
     two = est().partial_fit(X[:1000]).partial_fit(X[1000:])
     assert two.n_samples_seen_ == len(X)
-    first = est().partial_fit(X[:1000])
-    assert two.score(X_new) > first.score(X_new)  # the second chunk's rows count
+    np.testing.assert_array_equal(two.weights_, one.weights_)  # the summaries merge into the one of every row: the fit
+    with pytest.raises(ValueError, match="a stream keeps its solver"):
+        est().partial_fit(X[:1000]).set_params(solver='radon').partial_fit(X[1000:])
+    with pytest.raises(ValueError, match="a stream keeps its solver"):
+        RAD(4, n_init=1, max_iter=30, local=False, shape=None).partial_fit(X[:1000]).set_params(solver='em').partial_fit(X[1000:])
+
+
+def test_em_stream_refuses_a_category_its_first_chunk_lacked():
+    import pandas as pd
+    rng = np.random.default_rng(0)
+    frame = lambda n, cats: pd.DataFrame({'s': pd.Categorical(rng.choice(cats, n)), 'x': rng.normal(size=n),
+                                          'y': rng.normal(size=n)})
+    est = RAD(2, solver='em', shape=None, local=False, random_state=0).partial_fit(frame(500, ['a', 'b']))
+    with pytest.raises(ValueError, match=r"Column 's' holds a category outside the first chunk's \['a', 'b'\]"):
+        est.partial_fit(frame(500, ['c']))
 
 
 def test_em_reads_tables_as_they_come():
