@@ -552,8 +552,12 @@ class RAD(BasePairwiseDensity):
         return super()._fit(X, weights) if self.solver == 'radon' else self._fit_em(X, weights)
 
     def _check_em(self):
-        "The parameters of a fit with solver='em', checked: the Radon solver's prior and algorithm are refused."
+        "The parameters of a fit with solver='em', checked: the Radon solver's prior and algorithm, and atoms it cannot move, are refused."
         self._solver_settings(self._paper_options()); self._check_table_params()
+        if not (isinstance(self.dictionaries, str) and self.dictionaries in ('auto', 'learned')):
+            what = repr(self.dictionaries) if isinstance(self.dictionaries, str) else 'given atoms'
+            raise ValueError(f"solver='em' fits RAD's learned dictionaries with the mixture (dictionaries='auto'), got "
+                             f"dictionaries={what}; use solver='radon' for given or marginal dictionaries.")
         if self._paper_options() != PaperOptions():
             raise ValueError("paper_options set the Radon solver's algorithm; solver='em' has none: use solver='radon'.")
         if isinstance(self.smoothing, str) or self.smoothing != 0:

@@ -7,7 +7,7 @@ from sklearn.utils import check_random_state
 
 import radbook.local as local
 from radbook.datapass import held_out_rows
-from radbook.dictionaries import DictionaryCPD, paper_family
+from radbook.dictionaries import DictionaryCPD, gaussian, paper_family
 from radbook.rad import RAD
 from radbook.solver import PaperOptions
 
@@ -105,6 +105,7 @@ def test_local_parts_of_many_rows_are_em_fits(monkeypatch):
     (dict(solver='em', smoothing='auto'), "smoothing='auto'"),
     (dict(solver='em', paper_options=PaperOptions.paper()), 'paper_options'),
     (dict(solver='em', dictionaries='marginal'), "dictionaries='marginal'"),
+    (dict(solver='em', dictionaries=[gaussian(0, 1), gaussian(1, 1)]), 'dictionaries=given atoms'),
 ])
 def test_em_refuses_what_it_cannot_do(family, params, message):
     _, X, _ = family
