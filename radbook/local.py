@@ -20,7 +20,7 @@ from .density import _log_density
 
 # %% auto #0
 __all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'fit_partition', 'MixtureDensity', 'LocalFit', 'with_values',
-           'fit_local']
+           'fit_local', 'stack_weight']
 
 # %% ../nbs/03g_local.ipynb #d730bc8f
 @dataclass
@@ -232,21 +232,26 @@ _ABANDON = 0.5  # nats per row: parts whose bound trails the one frame by more t
 
 @dataclass
 class LocalFit:
-    "What `fit_local` returns: the one frame's fit, the parts' fits (empty when the one frame is kept), their weights $\\pi_c$, the partition, held-out scores."
+    """What `fit_local` returns: the one frame's fit, the parts' fits (empty when the one frame is kept), their weights
+    $\\pi_c$, the partition, held-out scores, and `share`, the one frame's weight $\\alpha$ beside the parts (`stack_weight`)."""
     one: object
     parts: list
     weights: np.ndarray
     partition: Partition = None
     scores: dict = None
+    share: float = 0.0
 
     @cached_property
     def density(self):
-        "The kept density: the `MixtureDensity` of the parts' densities (`with_values` of the one frame's), or the one frame's."
+        """The kept density: the `MixtureDensity` of the parts' densities (`with_values` of the one frame's) with weights
+        $(1-\\alpha)\\pi_c$, and the one frame's with weight $\\alpha$ where `share` $\\alpha > 0$; the one frame's alone without parts."""
         if not self.parts: return self.one.density_
         unseen = getattr(self.one, 'unseen', 1.0)
         dens = [with_values(p.density_, self.one.dictionaries_, p.n_samples_seen_, unseen) for p in self.parts]
+        weights = (1 - self.share) * np.asarray(self.weights, dtype=float)
+        if self.share > 0: dens, weights = [self.one.density_] + dens, np.r_[self.share, weights]
         with np.errstate(divide='ignore'):
-            return MixtureDensity(dens, np.log(self.weights))
+            return MixtureDensity(dens, np.log(weights))
 
 
 def with_values(density, dictionaries, n_seen: float, unseen=1.0):
@@ -313,10 +318,11 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows; no parts where its
     `total_correlation` is below a quarter nat per row), a RAD per part
     with `part_params` (None: `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least
-    `_EM_PART_ROWS` fitted rows where `_em_allowed`), and the parts kept where `keep` is True, or where it is 'auto' and their
-    held-out mean beats the one frame's: by more than the standard error of the per-row difference where the parts
-    whiten columns that the one frame keeps on their own axes (marginals over some of them would be lost, so the
-    parts have to pay for that, as `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a
+    `_EM_PART_ROWS` fitted rows where `_em_allowed`), and the parts kept where `keep` is True (alone), or where it is
+    'auto' and their mixture with the one frame (its `share` fitted on the held-out rows, `stack_weight`; 0 is the
+    parts alone) beats the one frame's held-out mean: by more than the standard error of the per-row difference where
+    the parts whiten columns that the one frame keeps on their own axes (marginals over some of them would be lost, so
+    the parts have to pay for that, as `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a
     column with missing entries elsewhere in the table (its own rows had none) is refitted with shape='columns', so
     every row with holes is scored exactly, as in one frame. The one frame is kept without trying parts where there
     are no held-out rows (unless `keep` is True) or fewer than `2 * min_rows` rows with every smooth column, and
@@ -375,8 +381,40 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
             return out
     if any([is_discrete(d) for d in p.dictionaries_] != flags for p in parts):
         return out  # a part read a column as discrete where the one frame did not (or the reverse): not one measure
-    local = LocalFit(one, parts, pi, out.partition, out.scores)
-    if not held.any(): return local if keep is True else out
-    local_rows = _held_rows(one, local.density, X, held)
+    alone = LocalFit(one, parts, pi, out.partition, out.scores)  # the parts alone
+    if not held.any(): return alone if keep is True else out
+    parts_rows = _held_rows(one, alone.density, X, held)
+    out.scores['parts'] = float(np.average(parts_rows, weights=w[held]))
+    if keep is True:
+        out.scores['local'] = out.scores['parts']
+        return alone
+    share = out.scores['share'] = stack_weight(one_rows, parts_rows, w[held])  # the one frame's weight beside the parts
+    if share == 1: return out
+    with np.errstate(divide='ignore'):
+        local_rows = np.logaddexp(np.log(share) + one_rows, np.log1p(-share) + parts_rows)
     out.scores['local'] = float(np.average(local_rows, weights=w[held]))
-    return local if keep is True or _beats(_gain(local_rows, one_rows), w[held], _whitens_more(one, parts)) else out
+    local = LocalFit(one, parts, pi, out.partition, out.scores, share)
+    return local if _beats(_gain(local_rows, one_rows), w[held], _whitens_more(one, parts)) else out
+
+# %% ../nbs/03g_local.ipynb #13fb6b4c
+def stack_weight(a, b, weights=None, tol: float = 1e-12) -> float:
+    r"""The share $\alpha \in [0, 1]$ of density A in the mixture $\alpha\,p_A + (1-\alpha)\,p_B$ that maximises the
+    (weighted) mean log-likelihood of rows where A has log density `a` and B log density `b` (-inf allowed; a row at
+    -inf in both counts for nothing): the root of the mixture's derivative by bisection, 0 or 1 where it has none inside."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    w = np.ones(len(a)) if weights is None else np.asarray(weights, dtype=float)
+    with np.errstate(invalid='ignore'): d = a - b
+    d = np.nan_to_num(d, nan=0.0, posinf=np.inf, neginf=-np.inf)  # both -inf: no preference
+    t, ahead = np.exp(-np.abs(d)), d >= 0  # the ratio of the smaller density to the larger, in (0, 1]
+    def slope(al):  # f'(alpha) / sum(w), each row's term divided through by its larger density
+        with np.errstate(divide='ignore', invalid='ignore'):
+            g = np.where(ahead, (1 - t) / (al + (1 - al) * t), (t - 1) / (al * t + (1 - al)))
+        return np.average(np.nan_to_num(g, nan=0.0), weights=w)
+    if slope(0.0) <= 0: return 0.0
+    if slope(1.0) >= 0: return 1.0
+    lo, hi = 0.0, 1.0
+    while hi - lo > tol:
+        mid = 0.5 * (lo + hi)
+        if slope(mid) > 0: lo = mid
+        else: hi = mid
+    return 0.5 * (lo + hi)

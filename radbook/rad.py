@@ -463,8 +463,9 @@ class RAD(BasePairwiseDensity):
         Held-out mean log-likelihood per row of each rank tried, from its search fit (a quarter of the starts; with
         solver='em', its EM), in the table's units as `score` (n_components='auto' only; empty otherwise).
     local_ : bool
-        Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`, whose
-        components (part after part, `density_.n_components` of them) are what `predict_proba` and `sample` number;
+        Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`, the one
+        frame's density first where `global_weight_` > 0, whose components (the one frame's, then part after part,
+        `density_.n_components` of them) are what `predict_proba` and `sample` number;
         `shape_` is None; and the other attributes above (`weights_`, `coefs_`, `n_components_`, `dictionaries_`, ...)
         describe `global_`, the fit in one frame it was compared with.
     global_ : RAD or None
@@ -474,10 +475,14 @@ class RAD(BasePairwiseDensity):
         value a part never saw (`with_values`).
     part_weights_ : ndarray
         The parts' shares $\\pi_c$ of the fitted rows ([1.0] for one frame).
+    global_weight_ : float
+        The one frame's weight $\\alpha$ in `density_` beside the parts, whose weights are then $(1-\\alpha)\\pi_c$:
+        fitted on the held-out rows (`stack_weight`, notebook `03g_local`); 1.0 without parts.
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
-        Held-out mean log-likelihood of the one frame ('one') and of the mixture of parts ('local'), in the table's units;
+        Held-out mean log-likelihood of the one frame ('one'), of the parts alone ('parts') and of their mixture with the
+        one frame ('local', the one frame's weight 'share'), in the table's units;
         where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
         'local': the bound on the parts' held-out rows minus the one frame's there, per row.
     """
@@ -625,7 +630,7 @@ class RAD(BasePairwiseDensity):
         "This estimator as the result of `fit_local` (`fit`), or as a fit in one frame made in place (`fit=None`)."
         if fit is None:
             self.global_, self.parts_, self.part_weights_, self.partition_, self.local_scores_ = None, [], np.ones(1), None, {}
-            self.local_ = False
+            self.local_, self.global_weight_ = False, 1.0
             return self
         for k, v in vars(fit.one).items():  # the one frame's fitted attributes, bit for bit
             if k.endswith('_') or k == '_columns': setattr(self, k, v)
@@ -635,6 +640,7 @@ class RAD(BasePairwiseDensity):
         self._stream = None
         self.global_, self.parts_, self.part_weights_, self.partition_ = fit.one, fit.parts, fit.weights, fit.partition
         self.local_scores_, self.local_ = fit.scores, bool(fit.parts)
+        self.global_weight_ = fit.share if self.local_ else 1.0
         if self.local_: self.density_, self.shape_ = fit.density, None
         return self
 

@@ -51,7 +51,21 @@ def test_the_bound_holds_on_every_held_out_row(clouds, monkeypatch):
     for c, p in enumerate(fit.parts):  # log pi_c + log p_c(x) <= log sum_c' pi_c' p_c'(x), for rows of part c
         d = with_values(p.density_, one.dictionaries_, p.n_samples_seen_)
         mine = labels == c
-        assert (np.log(fit.weights[c]) + _held_rows(one, d, clouds, mine) <= mixture[mine] + 1e-9).all()
+        assert (np.log((1 - fit.share) * fit.weights[c]) + _held_rows(one, d, clouds, mine) <= mixture[mine] + 1e-9).all()
+
+
+def test_the_one_frame_keeps_its_share(clouds, monkeypatch):
+    fit, _ = _fit(clouds, local._ABANDON, monkeypatch)
+    s = fit.scores
+    assert 0 <= fit.share < 1 and s['share'] == fit.share
+    assert s['local'] >= max(s['one'], s['parts']) - 1e-12  # the best share is at least either end on the rows that chose it
+    alone = local.LocalFit(fit.one, fit.parts, fit.weights).density  # the parts alone
+    rows = np.ones(len(clouds), bool)
+    with np.errstate(divide='ignore'):
+        expect = np.logaddexp(np.log(fit.share) + _held_rows(fit.one, fit.one.density_, clouds, rows),
+                              np.log1p(-fit.share) + _held_rows(fit.one, alone, clouds, rows))
+    np.testing.assert_allclose(_held_rows(fit.one, fit.density, clouds, rows), expect, rtol=1e-10)
+    np.testing.assert_allclose(fit.density.weights.sum(), 1.0)  # still a mixture: every component's weight sums to one
 
 
 def test_parts_far_behind_stop_after_the_first(clouds, monkeypatch):
