@@ -465,10 +465,16 @@ def _few_values(k: int, n: int, max_discrete: int) -> bool:
     "Whether `k` distinct values among `n` make a discrete feature: at most `max_discrete`, each seen twice on average."
     return k <= max_discrete and 2 * k <= n
 
+_BIC_PATIENCE = 4  # auto_dictionary's scan stops after this many sizes past the lowest BIC so far
+
 def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplacians: bool = False, scales=(1, 2),
                     max_fit_samples: int = 4000, quantile_atoms: int = 0, discrete: bool = None, heavy: float = 0.05,
-                    max_atoms: int = None, random_state=None) -> list:
-    "Atoms for one feature from its samples `x`: point masses for a discrete feature, else point masses for its heavy values and the components of 1-D GMMs with `scales` times the BIC-chosen size, never narrower than the data's resolution (plus optional Laplacians and kernel-width Gaussians)."
+                    max_atoms: int = None, patience: int = _BIC_PATIENCE, random_state=None) -> list:
+    """Atoms for one feature from its samples `x`: point masses for a discrete feature, else point masses for its heavy
+    values and the components of 1-D GMMs with `scales` times the BIC-chosen size, never narrower than the data's
+    resolution (plus optional Laplacians and kernel-width Gaussians). The BIC scan over sizes 1 to `max_components`
+    stops once `patience` sizes in a row fail to lower it (None: every size); each size's seed is drawn as if every
+    size were fitted, so the atoms are the full scan's whenever its lowest BIC comes before that stop."""
     if isinstance(quantile_atoms, bool) or not isinstance(quantile_atoms, numbers.Integral) or quantile_atoms < 0:
         raise ValueError(f"quantile_atoms must be an integer >= 0, got {quantile_atoms!r}.")
     if not (isinstance(heavy, numbers.Real) and 0 <= heavy <= 1):
@@ -490,10 +496,15 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
         if isinstance(max_atoms, bool) or not isinstance(max_atoms, numbers.Integral) or max_atoms < 1:
             raise ValueError(f"max_atoms must be a positive integer or None, got {max_atoms!r}.")
         max_components = max(1, min(max_components, int(max_atoms // sum(scales))))
-    best = None
-    for k in range(1, min(max_components, len(values) // 2) + 1):
-        gm = fit(k)
-        if best is None or gm[3] < best[3]: best = gm  # scan every size: BIC often has a local minimum before the best
+    if patience is not None and (isinstance(patience, bool) or not isinstance(patience, numbers.Integral) or patience < 1):
+        raise ValueError(f"patience must be a positive integer or None, got {patience!r}.")
+    sizes = range(1, min(max_components, len(values) // 2) + 1)
+    seeds = [rng.randint(2**31 - 1) for _ in sizes]  # every size's seed, fitted or not: the same draws as a full scan
+    best, k_best = None, 0
+    for k, seed in zip(sizes, seeds):
+        if patience is not None and k - k_best > patience: break  # BIC dips and rises, so a few sizes past its best are tried
+        gm = gmm_1d(x, k, reg=floor ** 2, random_state=seed)
+        if best is None or gm[3] < best[3]: best, k_best = gm, k
     k_bic, means, sds, first = len(best[0]), [], [], 0
     for i, m in enumerate(scales):  # one mixture per scale: m * k_bic components (the BIC fit itself when that is k_bic)
         k = min(max(1, int(round(m * k_bic))), len(values) // 2)
