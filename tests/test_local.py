@@ -74,3 +74,26 @@ def test_parts_far_behind_stop_after_the_first(clouds, monkeypatch):
     assert not out.parts and 'local' not in out.scores and out.scores['bound_gain'] > -100
     assert fits == 2  # the one frame and the largest part only
     assert out.density is out.one.density_
+
+
+def test_a_stacked_fit_serves_every_request(clouds):
+    "A table with a category and holes whose kept mixture holds the one frame beside the parts: every request still exact."
+    import pandas as pd
+    frame = pd.DataFrame(clouds, columns=['a', 'b'])
+    frame['kind'] = pd.Categorical(np.where(frame['a'] > 0, 'right', 'left'))
+    frame.loc[::17, 'b'] = np.nan
+    rad = RAD(n_init=2, random_state=0).fit(frame)
+    assert rad.local_ and 0 < rad.global_weight_ < 1
+    n_one = rad.global_.density_.n_components
+    np.testing.assert_allclose(rad.density_.weights[:n_one].sum(), rad.global_weight_)  # the one frame's components first
+    np.testing.assert_allclose(rad.density_.weights.sum(), 1.0)
+    assert np.isfinite(rad.score_samples(frame)).all()  # rows missing b included
+    proba = rad.predict_proba(frame)
+    assert proba.shape == (len(frame), rad.density_.n_components)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_allclose(rad.marginal(['kind']).pdf(pd.DataFrame({'kind': ['left', 'right']})).sum(), 1.0, rtol=1e-9)
+    S, labels = rad.sample(500, random_state=0)
+    assert list(S.columns) == ['a', 'b', 'kind'] and S['kind'].dtype == frame['kind'].dtype
+    assert labels.min() >= 0 and labels.max() < rad.density_.n_components
+    right = rad.conditional({'kind': 'right'}).sample(300, random_state=0)[0]
+    assert (right['a'] > 0).mean() > 0.9
