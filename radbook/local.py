@@ -324,7 +324,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     the parts whiten columns that the one frame keeps on their own axes (marginals over some of them would be lost, so
     the parts have to pay for that, as `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a
     column with missing entries elsewhere in the table (its own rows had none) is refitted with shape='columns', so
-    every row with holes is scored exactly, as in one frame. The one frame is kept without trying parts where there
+    every row with holes is scored exactly, as in one frame (and where fewer than two continuous columns have no holes,
+    whitening could take nothing else, so the parts are fitted with shape='columns' at once: the same fits). The one frame is kept without trying parts where there
     are no held-out rows (unless `keep` is True) or fewer than `2 * min_rows` rows with every smooth column, and
     whatever `keep` says where a part reads a column as discrete that the one frame reads as continuous, or the
     reverse (a sum of densities in two measures is none). The parts are fitted largest first, and under
@@ -357,6 +358,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     labels = out.partition.assign(Z)
     params = PART_PARAMS if part_params is None else part_params
     holes = np.isnan(Z).any(axis=0)  # a column with missing entries keeps its own axis in every part, as in one frame
+    if params.get('shape') in ('whiten', 'ica') and (~holes & ~np.array(flags)).sum() < 2:
+        params = {**params, 'shape': 'columns'}  # no two continuous columns without holes: every whitening would be refitted
     em_ok = _em_allowed(base)
     def part(c):
         kw = {**params, 'solver': 'em'} if sizes[c] >= _EM_PART_ROWS and part_params is None and em_ok else params

@@ -97,3 +97,20 @@ def test_a_stacked_fit_serves_every_request(clouds):
     assert labels.min() >= 0 and labels.max() < rad.density_.n_components
     right = rad.conditional({'kind': 'right'}).sample(300, random_state=0)[0]
     assert (right['a'] > 0).mean() > 0.9
+
+
+def test_parts_skip_a_whitening_that_would_be_refitted(clouds, monkeypatch):
+    "With holes in every continuous column but one, no part can whiten two hole-free columns: each part is fitted once."
+    holey = clouds.copy()
+    holey[::9, 1] = np.nan
+    out, fits = _fit_holey(holey, monkeypatch)
+    assert out.partition is not None and out.partition.n_parts > 1
+    assert fits == 1 + out.partition.n_parts  # the one frame and each part once: no whitening fit thrown away
+    assert all(p.get_params()['shape'] == 'columns' and p.shape_ is not None and not len(p.shape_.group) for p in out.parts)
+    assert np.isfinite(_held_rows(out.one, out.density, holey, np.ones(len(holey), bool))).all()
+
+
+def _fit_holey(X, monkeypatch):
+    monkeypatch.setattr(local, '_ABANDON', np.inf)  # every part fitted
+    CountingRAD.fits = 0
+    return fit_local(CountingRAD(n_init=2, local=False, random_state=0), X, keep=True), CountingRAD.fits
