@@ -469,7 +469,7 @@ _BIC_PATIENCE = 4  # auto_dictionary's scan stops after this many sizes past the
 
 def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplacians: bool = False, scales=(1, 2),
                     max_fit_samples: int = 4000, quantile_atoms: int = 0, discrete: bool = None, heavy: float = 0.05,
-                    max_atoms: int = None, patience: int = _BIC_PATIENCE, random_state=None) -> list:
+                    max_atoms: int = None, random_state=None, patience: int = _BIC_PATIENCE) -> list:
     """Atoms for one feature from its samples `x`: point masses for a discrete feature, else point masses for its heavy
     values and the components of 1-D GMMs with `scales` times the BIC-chosen size, never narrower than the data's
     resolution (plus optional Laplacians and kernel-width Gaussians). The BIC scan over sizes 1 to `max_components`
@@ -480,6 +480,8 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
     if not (isinstance(heavy, numbers.Real) and 0 <= heavy <= 1):
         raise ValueError(f"heavy must be a share between 0 and 1 (0 turns heavy values off), got {heavy!r}.")
     _check_scales(scales)
+    if patience is not None and (isinstance(patience, bool) or not isinstance(patience, numbers.Integral) or patience < 1):
+        raise ValueError(f"patience must be a positive integer or None, got {patience!r}.")
     x = np.asarray(x, dtype=float).ravel()
     values, counts = np.unique(x, return_counts=True)
     if discrete or (discrete is None and _few_values(len(values), len(x), max_discrete)):
@@ -496,8 +498,6 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
         if isinstance(max_atoms, bool) or not isinstance(max_atoms, numbers.Integral) or max_atoms < 1:
             raise ValueError(f"max_atoms must be a positive integer or None, got {max_atoms!r}.")
         max_components = max(1, min(max_components, int(max_atoms // sum(scales))))
-    if patience is not None and (isinstance(patience, bool) or not isinstance(patience, numbers.Integral) or patience < 1):
-        raise ValueError(f"patience must be a positive integer or None, got {patience!r}.")
     sizes = range(1, min(max_components, len(values) // 2) + 1)
     seeds = [rng.randint(2**31 - 1) for _ in sizes]  # every size's seed, fitted or not: the same draws as a full scan
     best, k_best = None, 0

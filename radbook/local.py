@@ -147,8 +147,9 @@ class MixtureDensity:
                 return np.stack([lw + p.logpdf(X) for lw, p in zip(self.log_weights, self.parts)], axis=1)
         except ValueError as e:  # a part refuses rows (missing part of its whitened columns): say which setting avoids it
             if 'whitened' not in str(e): raise
-            raise ValueError(f"{e} Here a part of RAD's local frames whitens them (local='auto' or True): fit with "
-                             "local=False to keep one frame, whose whitening never takes a column with missing entries.") from None
+            raise ValueError(f"{e} Here a density of RAD's local frames (a part, or the one frame kept beside the parts) "
+                             "whitens them (local='auto' or True): fit with local=False and shape='columns' to keep every "
+                             "row exact.") from None
 
     def logpdf(self, X) -> np.ndarray:
         "$\\log p(x)$ of each row of `X` (NaN entries integrated out in every part)."
@@ -306,6 +307,23 @@ def _beats(gain, w, margin: bool) -> bool:
     m, se = _mean_se(gain, w)
     return bool(m > (se if margin else 0.0))
 
+def _can_whiten(holes, discrete) -> bool:
+    "Whether a part could whiten a group (two columns at least) without a column that has `holes` in the table: two continuous ones have none."
+    return int((~np.asarray(holes, bool) & ~np.asarray(discrete, bool)).sum()) >= 2
+
+def _stacked_gain(one_rows, parts_rows, w) -> np.ndarray:
+    """Per held-out row, the log-likelihood gain over the one frame of its mixture with the parts, the one frame's share
+    fitted on the other half of the rows (alternate rows, `stack_weight`): an honest gain to decide by, where a share
+    fitted on the rows it is scored on would always gain."""
+    if len(one_rows) < 4: return _gain(parts_rows, one_rows)  # too few rows to split: the parts alone against the one frame
+    gain, first = np.empty(len(one_rows)), np.arange(len(one_rows)) % 2 == 0
+    for half in (first, ~first):
+        share = stack_weight(one_rows[~half], parts_rows[~half], w[~half])
+        with np.errstate(divide='ignore'):
+            rows = np.logaddexp(np.log(share) + one_rows[half], np.log1p(-share) + parts_rows[half])
+        gain[half] = _gain(rows, one_rows[half])
+    return gain
+
 def _gain(rows, one_rows) -> np.ndarray:
     "Per-row log-density differences, a row at -inf on one side counted as 700 nats (not NaN)."
     return np.nan_to_num(rows - one_rows, nan=0.0, posinf=700.0, neginf=-700.0)
@@ -318,11 +336,12 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows; no parts where its
     `total_correlation` is below a quarter nat per row), a RAD per part
     with `part_params` (None: `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least
-    `_EM_PART_ROWS` fitted rows where `_em_allowed`), and the parts kept where `keep` is True (alone), or where it is
-    'auto' and their mixture with the one frame (its `share` fitted on the held-out rows, `stack_weight`; 0 is the
-    parts alone) beats the one frame's held-out mean: by more than the standard error of the per-row difference where
-    the parts whiten columns that the one frame keeps on their own axes (marginals over some of them would be lost, so
-    the parts have to pay for that, as `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a
+    `_EM_PART_ROWS` fitted rows where `_em_allowed`), and the parts kept where `keep` is True (alone, `share` 0), or
+    where it is 'auto' and their mixture with the one frame (its `share` fitted on the held-out rows, `stack_weight`;
+    0 is the parts alone) beats the one frame on them, each half of them scored with the share fitted on the other
+    half (`_stacked_gain`): by more than the standard error of the per-row difference where the parts whiten columns
+    that the one frame keeps on their own axes (marginals over some of them would be lost, so the parts have to pay for
+    that, as `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a
     column with missing entries elsewhere in the table (its own rows had none) is refitted with shape='columns', so
     every row with holes is scored exactly, as in one frame (and where fewer than two continuous columns have no holes,
     whitening could take nothing else, so the parts are fitted with shape='columns' at once: the same fits). The one frame is kept without trying parts where there
@@ -358,7 +377,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     labels = out.partition.assign(Z)
     params = PART_PARAMS if part_params is None else part_params
     holes = np.isnan(Z).any(axis=0)  # a column with missing entries keeps its own axis in every part, as in one frame
-    if params.get('shape') in ('whiten', 'ica') and (~holes & ~np.array(flags)).sum() < 2:
+    if params.get('shape') in ('whiten', 'ica') and not _can_whiten(holes, flags):
         params = {**params, 'shape': 'columns'}  # no two continuous columns without holes: every whitening would be refitted
     em_ok = _em_allowed(base)
     def part(c):
@@ -392,12 +411,13 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
         out.scores['local'] = out.scores['parts']
         return alone
     share = out.scores['share'] = stack_weight(one_rows, parts_rows, w[held])  # the one frame's weight beside the parts
-    if share == 1: return out
     with np.errstate(divide='ignore'):
         local_rows = np.logaddexp(np.log(share) + one_rows, np.log1p(-share) + parts_rows)
     out.scores['local'] = float(np.average(local_rows, weights=w[held]))
+    gain = _stacked_gain(one_rows, parts_rows, w[held])  # scored on rows its share was not fitted to
+    out.scores['local_gain'] = float(np.average(gain, weights=w[held]))
     local = LocalFit(one, parts, pi, out.partition, out.scores, share)
-    return local if _beats(_gain(local_rows, one_rows), w[held], _whitens_more(one, parts)) else out
+    return local if share < 1 and _beats(gain, w[held], _whitens_more(one, parts)) else out
 
 # %% ../nbs/03g_local.ipynb #13fb6b4c
 def stack_weight(a, b, weights=None, tol: float = 1e-12) -> float:
@@ -412,7 +432,7 @@ def stack_weight(a, b, weights=None, tol: float = 1e-12) -> float:
     def slope(al):  # f'(alpha) / sum(w), each row's term divided through by its larger density
         with np.errstate(divide='ignore', invalid='ignore'):
             g = np.where(ahead, (1 - t) / (al + (1 - al) * t), (t - 1) / (al * t + (1 - al)))
-        return np.average(np.nan_to_num(g, nan=0.0), weights=w)
+        with np.errstate(over='ignore'): return np.average(np.nan_to_num(g, nan=0.0), weights=w)  # a row only one explains: +-huge
     if slope(0.0) <= 0: return 0.0
     if slope(1.0) >= 0: return 1.0
     lo, hi = 0.0, 1.0

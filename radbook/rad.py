@@ -362,8 +362,10 @@ class RAD(BasePairwiseDensity):
         RAD in local frames (notebook `03g_local`): besides the fit in one frame (`shape`), a partition of the rows (a
         full-covariance Gaussian mixture over the smooth continuous columns, at least two of them, its size by BIC;
         none where its parts' total correlation is below a quarter nat per row, nothing to orient)
-        and a RAD per part in its own whitened frame, mixed by the parts' shares of the rows. 'auto' keeps the mixture
-        where its held-out mean log-likelihood beats the one frame's (`local_scores_`), and is tried only with
+        and a RAD per part in its own whitened frame, mixed by the parts' shares of the rows, with the one frame beside
+        them at the share the held-out rows fit (`global_weight_`). 'auto' keeps that mixture where its held-out mean
+        log-likelihood beats the one frame's, each half of those rows scored with the share fitted on the other half
+        (`local_scores_`), and is tried only with
         shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
         partition has more than one part (and its parts read every column as discrete or continuous as the one frame
         does); False fits one frame. A part of at least 500 fitted rows is fitted by its dictionary EM alone (solver='em';
@@ -372,7 +374,7 @@ class RAD(BasePairwiseDensity):
         n_components=1 (the independence model) 'auto' fits one frame. Rows in memory (arrays, DataFrames) with RAD's own
         dictionaries only: memmaps, chunks, Dask arrays, `partial_fit` and given dictionaries fit one frame under
         'auto' and are refused under True. Each part whitens its own frame, so a marginal, conditional or row that
-        holds some but not all of a part's whitened columns is refused (fit with local=False and shape='columns' to
+        holds some but not all of a part's (or the one frame's) whitened columns is refused (fit with local=False and shape='columns' to
         keep every request exact). For the paper's model use local=False.
     solver : {'radon', 'em'}, default='radon'
         How the mixture is fitted. 'radon', the paper's: to the 1-D histograms of random projections of every pair of
@@ -477,12 +479,15 @@ class RAD(BasePairwiseDensity):
         The parts' shares $\\pi_c$ of the fitted rows ([1.0] for one frame).
     global_weight_ : float
         The one frame's weight $\\alpha$ in `density_` beside the parts, whose weights are then $(1-\\alpha)\\pi_c$:
-        fitted on the held-out rows (`stack_weight`, notebook `03g_local`); 1.0 without parts.
+        fitted on the held-out rows (`stack_weight`, notebook `03g_local`); 0.0 with local=True (the parts alone);
+        1.0 without parts.
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
-        Held-out mean log-likelihood of the one frame ('one'), of the parts alone ('parts') and of their mixture with the
-        one frame ('local', the one frame's weight 'share'), in the table's units;
+        Held-out mean log-likelihood of the one frame ('one'), of the parts alone ('parts') and, under local='auto', of
+        their mixture with the one frame ('local', the one frame's weight 'share'; 'local_gain', the mixture's mean
+        gain over the one frame with each half of the rows scored by the share fitted on the other, which decides), in
+        the table's units (with local=True, 'local' is the parts alone);
         where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
         'local': the bound on the parts' held-out rows minus the one frame's there, per row.
     """
