@@ -319,10 +319,12 @@ def _stacked_gain(one_rows, parts_rows, w) -> np.ndarray:
     gain, first = np.empty(len(one_rows)), np.arange(len(one_rows)) % 2 == 0
     for half in (first, ~first):
         share = stack_weight(one_rows[~half], parts_rows[~half], w[~half])
-        with np.errstate(divide='ignore'):
-            rows = np.logaddexp(np.log(share) + one_rows[half], np.log1p(-share) + parts_rows[half])
-        gain[half] = _gain(rows, one_rows[half])
+        gain[half] = _gain(_stacked_rows(share, one_rows[half], parts_rows[half]), one_rows[half])
     return gain
+
+def _stacked_rows(share, one_rows, parts_rows) -> np.ndarray:
+    "$\\log(\\alpha\\,p_{one} + (1-\\alpha)\\,p_{parts})$ per row from the two log densities, $\\alpha$ the `share`."
+    with np.errstate(divide='ignore'): return np.logaddexp(np.log(share) + one_rows, np.log1p(-share) + parts_rows)
 
 def _gain(rows, one_rows) -> np.ndarray:
     "Per-row log-density differences, a row at -inf on one side counted as 700 nats (not NaN)."
@@ -343,9 +345,9 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     that the one frame keeps on their own axes (marginals over some of them would be lost, so the parts have to pay for
     that, as `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a
     column with missing entries elsewhere in the table (its own rows had none) is refitted with shape='columns', so
-    every row with holes is scored exactly, as in one frame (and where fewer than two continuous columns have no holes,
-    whitening could take nothing else, so the parts are fitted with shape='columns' at once: the same fits). The one frame is kept without trying parts where there
-    are no held-out rows (unless `keep` is True) or fewer than `2 * min_rows` rows with every smooth column, and
+    every row with holes is scored exactly, as in one frame (where fewer than two continuous columns have no holes,
+    whitening could take nothing else, so the parts are fitted with shape='columns' at once: the same fits). The one
+    frame is kept without trying parts where there are no held-out rows (unless `keep` is True) or fewer than `2 * min_rows` rows with every smooth column, and
     whatever `keep` says where a part reads a column as discrete that the one frame reads as continuous, or the
     reverse (a sum of densities in two measures is none). The parts are fitted largest first, and under
     `keep='auto'` abandoned (the one frame kept) once the bound $\log\pi_c + \log p_c(x)$ on the held-out rows of
@@ -411,9 +413,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
         out.scores['local'] = out.scores['parts']
         return alone
     share = out.scores['share'] = stack_weight(one_rows, parts_rows, w[held])  # the one frame's weight beside the parts
-    with np.errstate(divide='ignore'):
-        local_rows = np.logaddexp(np.log(share) + one_rows, np.log1p(-share) + parts_rows)
-    out.scores['local'] = float(np.average(local_rows, weights=w[held]))
+    out.scores['local'] = float(np.average(_stacked_rows(share, one_rows, parts_rows), weights=w[held]))
     gain = _stacked_gain(one_rows, parts_rows, w[held])  # scored on rows its share was not fitted to
     out.scores['local_gain'] = float(np.average(gain, weights=w[held]))
     local = LocalFit(one, parts, pi, out.partition, out.scores, share)
