@@ -334,26 +334,27 @@ def _gain(rows, one_rows) -> np.ndarray:
 def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID, part_params=None,
               min_rows: int = _MIN_PART_ROWS) -> LocalFit:
     r"""RAD in local frames from clones of the RAD `estimator` (its `local` set to False) on the rows `X` in memory
-    (array-like or DataFrame) with frequency weights `sample_weight`: the one frame, the partition (`fit_partition` over
-    `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows; no parts where its
-    `total_correlation` is below a quarter nat per row), a RAD per part
-    with `part_params` (None: `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least
-    `_EM_PART_ROWS` fitted rows where `_em_allowed`), and the parts kept where `keep` is True (alone, `share` 0), or
-    where it is 'auto' and their mixture with the one frame (its `share` fitted on the held-out rows, `stack_weight`;
-    0 is the parts alone) beats the one frame on them, each half of them scored with the share fitted on the other
-    half (`_stacked_gain`): by more than the standard error of the per-row difference where the parts whiten columns
-    that the one frame keeps on their own axes (marginals over some of them would be lost, so the parts have to pay for
-    that, as `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a
-    column with missing entries elsewhere in the table (its own rows had none) is refitted with shape='columns', so
-    every row with holes is scored exactly, as in one frame (where fewer than two continuous columns have no holes,
-    whitening could take nothing else, so the parts are fitted with shape='columns' at once: the same fits). The one
-    frame is kept without trying parts where there are no held-out rows (unless `keep` is True) or fewer than `2 * min_rows` rows with every smooth column, and
-    whatever `keep` says where a part reads a column as discrete that the one frame reads as continuous, or the
-    reverse (a sum of densities in two measures is none). The parts are fitted largest first, and under
-    `keep='auto'` abandoned (the one frame kept) once the bound $\log\pi_c + \log p_c(x)$ on the held-out rows of
-    the parts fitted so far trails the one frame by more than `_ABANDON` nats per row beyond twice its standard
-    error (`scores['bound_gain']`, the bound's mean difference from the one frame there). A `random_state` of None
-    or a RandomState gives one seed, drawn once (advancing it), so every clone holds out the same rows."""
+    (array-like or DataFrame) with frequency weights `sample_weight`: the one frame, the partition (`fit_partition`
+    over `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows; no parts
+    where its `total_correlation` is below a quarter nat per row), a RAD per part with `part_params` (None:
+    `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least `_EM_PART_ROWS` fitted rows where
+    `_em_allowed`), and the parts kept where `keep` is True (alone, `share` 0), or where it is 'auto' and their
+    mixture with the one frame (its `share` fitted on the held-out rows, `stack_weight`; 0 is the parts alone) beats
+    the one frame on them, each half of them scored with the share fitted on the other half (`_stacked_gain`): by
+    more than the standard error of the per-row difference where the parts whiten columns that the one frame keeps
+    on their own axes (marginals over some of them would be lost, so the parts have to pay for that, as
+    `choose_shape`'s whitening does), by any margin otherwise. A part that whitened a column with missing entries
+    elsewhere in the table (its own rows had none) is refitted with shape='columns', so every row with holes is
+    scored exactly, as in one frame (where fewer than two continuous columns have no holes, whitening could take
+    nothing else, so the parts are fitted with shape='columns' at once: the same fits). The one frame is kept
+    without trying parts where there are no held-out rows (unless `keep` is True) or fewer than `2 * min_rows` rows
+    with every smooth column, and whatever `keep` says where a part reads a column as discrete that the one frame
+    reads as continuous, or the reverse (a sum of densities in two measures is none). The parts are fitted largest
+    first, and under `keep='auto'` abandoned (the one frame kept) once the bound $\log\pi_c + \log p_c(x)$ on the
+    held-out rows of the parts fitted so far trails the one frame by more than `_ABANDON` nats per row beyond twice
+    its standard error (`scores['bound_gain']`, the bound's mean difference from the one frame there). A
+    `random_state` of None or a RandomState gives one seed, drawn once (advancing it), so every clone holds out the
+    same rows."""
     rs = estimator.random_state
     if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
         rs = int(check_random_state(rs).randint(2**31 - 1))
