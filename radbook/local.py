@@ -147,8 +147,8 @@ class MixtureDensity:
                 return np.stack([lw + p.logpdf(X) for lw, p in zip(self.log_weights, self.parts)], axis=1)
         except ValueError as e:  # a part refuses rows (missing part of its whitened columns): say which setting avoids it
             if 'whitened' not in str(e): raise
-            raise ValueError(f"{e} Here a density of RAD's local frames (a part, or the one frame kept beside the parts) "
-                             "whitens them (local='auto' or True): fit with local=False and shape='columns' to keep every "
+            raise ValueError(f"{e} Here a density that RAD mixes (a part of local frames, the one "
+                             "frame kept beside the parts, or its EM twin) whitens them (local='auto' or True): fit with local=False and shape='columns' to keep every "
                              "row exact.") from None
 
     def logpdf(self, X) -> np.ndarray:
@@ -241,16 +241,28 @@ class LocalFit:
     partition: Partition = None
     scores: dict = None
     share: float = 0.0
+    twin: object = None
+    twin_share: float = 0.0
+
+    def frame(self) -> tuple:
+        """The one frame's densities and their weights within it: its fit alone, or with its EM `twin` (`with_values` of
+        the fit's dictionaries) at weight `twin_share` $\\beta$ beside it."""
+        if self.twin is None: return [self.one.density_], np.ones(1)
+        twin = with_values(self.twin.density_, self.one.dictionaries_, self.twin.n_samples_seen_, getattr(self.one, 'unseen', 1.0))
+        return [self.one.density_, twin], np.array([1 - self.twin_share, self.twin_share])
 
     @cached_property
     def density(self):
         """The kept density: the `MixtureDensity` of the parts' densities (`with_values` of the one frame's) with weights
-        $(1-\\alpha)\\pi_c$, and the one frame's with weight $\\alpha$ where `share` $\\alpha > 0$; the one frame's alone without parts."""
-        if not self.parts: return self.one.density_
+        $(1-\\alpha)\\pi_c$, and the one frame's (`frame`) with weight $\\alpha$ where `share` $\\alpha > 0$; without
+        parts the one frame's alone (the fit's density, or its mixture with the EM twin)."""
+        frame, inner = self.frame()
+        if not self.parts:
+            return frame[0] if len(frame) == 1 else MixtureDensity(frame, np.log(inner))
         unseen = getattr(self.one, 'unseen', 1.0)
         dens = [with_values(p.density_, self.one.dictionaries_, p.n_samples_seen_, unseen) for p in self.parts]
         weights = (1 - self.share) * np.asarray(self.weights, dtype=float)
-        if self.share > 0: dens, weights = [self.one.density_] + dens, np.r_[self.share, weights]
+        if self.share > 0: dens, weights = frame + dens, np.r_[self.share * inner, weights]
         with np.errstate(divide='ignore'):
             return MixtureDensity(dens, np.log(weights))
 
@@ -331,6 +343,41 @@ def _gain(rows, one_rows) -> np.ndarray:
     return np.nan_to_num(rows - one_rows, nan=0.0, posinf=700.0, neginf=-700.0)
 
 
+def _frame_kind(one):
+    """The `shape` setting that makes the map of the fitted one frame `one` again without choosing it: None, 'columns',
+    or its rotation (its own setting, or under 'auto' the better-scored of 'whiten' and 'ica', as `choose_shape` picks)."""
+    shape = getattr(one, 'shape_', None)
+    if shape is None: return None
+    if not len(shape.group): return 'columns'
+    if one.shape in ('whiten', 'ica'): return one.shape
+    score = lambda kind: -np.inf if np.isnan(one.shape_scores_.get(kind, np.nan)) else one.shape_scores_[kind]
+    return max(('whiten', 'ica'), key=score)
+
+def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags) -> np.ndarray:
+    """Fit the one frame's EM twin (`base` with solver='em' in the one frame's kind of map, `_frame_kind`) and keep it in
+    `out` beside the fit at the share $\\beta$ its held-out rows fit (`stack_weight`), where that mixture beats the fit
+    alone on them, each half scored with the share fitted on the other half (`_stacked_gain`; by more than the standard
+    error where the twin whitens columns the fit keeps on their own axes). Returns the one frame's held-out log
+    densities: the mixture's where the twin is kept, else `one_rows`. No twin where the fit is already an EM fit, where
+    `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous (or the reverse)."""
+    one = out.one
+    if getattr(base, 'solver', 'radon') != 'radon' or not _em_allowed(base): return one_rows
+    try: twin = clone(base).set_params(solver='em', shape=_frame_kind(one)).fit(X, sample_weight=sample_weight)
+    except ValueError: return one_rows  # a table the EM cannot fit: the fit alone
+    if [is_discrete(d) for d in twin.dictionaries_] != flags: return one_rows
+    d = with_values(twin.density_, one.dictionaries_, twin.n_samples_seen_, getattr(one, 'unseen', 1.0))
+    twin_rows, v = _held_rows(one, d, X, held), w[held]
+    alpha = stack_weight(one_rows, twin_rows, v)  # the fit's share
+    gain = _stacked_gain(one_rows, twin_rows, v)
+    out.scores.update(em=float(np.average(twin_rows, weights=v)), em_share=1 - alpha,
+                      em_gain=float(np.average(gain, weights=v)))
+    if not (alpha < 1 and _beats(gain, v, _whitens_more(one, [twin]))): return one_rows
+    out.twin, out.twin_share = twin, 1 - alpha
+    rows = _stacked_rows(alpha, one_rows, twin_rows)
+    out.scores['frame'] = float(np.average(rows, weights=v))
+    return rows
+
+
 def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID, part_params=None,
               min_rows: int = _MIN_PART_ROWS) -> LocalFit:
     r"""RAD in local frames from clones of the RAD `estimator` (its `local` set to False) on the rows `X` in memory
@@ -365,10 +412,11 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     row_seed = int(check_random_state(copy.deepcopy(rs)).randint(2**31 - 1))  # the fit's first draw (RAD._fit)
     held = held_out_rows(0, len(Z), row_seed, float(base.validation_fraction)) & (w > 0)
+    flags = [is_discrete(d) for d in one.dictionaries_]
     if held.any():
         one_rows = _held_rows(one, one.density_, X, held)
         out.scores['one'] = float(np.average(one_rows, weights=w[held]))
-    flags = [is_discrete(d) for d in one.dictionaries_]
+        if keep != True: one_rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags)
     columns = smooth_columns(Z, flags)
     if len(columns) < 2 or keep is False: return out  # a frame is an orientation: one column has none
     if not held.any() and keep != True: return out  # nothing to compare on
@@ -406,7 +454,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
             return out
     if any([is_discrete(d) for d in p.dictionaries_] != flags for p in parts):
         return out  # a part read a column as discrete where the one frame did not (or the reverse): not one measure
-    alone = LocalFit(one, parts, pi, out.partition, out.scores)  # the parts alone
+    alone = LocalFit(one, parts, pi, out.partition, out.scores)  # the parts alone (no twin: share 0)
     if not held.any(): return alone if keep is True else out
     parts_rows = _held_rows(one, alone.density, X, held)
     out.scores['parts'] = float(np.average(parts_rows, weights=w[held]))
@@ -417,7 +465,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     out.scores['local'] = float(np.average(_stacked_rows(share, one_rows, parts_rows), weights=w[held]))
     gain = _stacked_gain(one_rows, parts_rows, w[held])  # scored on rows its share was not fitted to
     out.scores['local_gain'] = float(np.average(gain, weights=w[held]))
-    local = LocalFit(one, parts, pi, out.partition, out.scores, share)
+    local = LocalFit(one, parts, pi, out.partition, out.scores, share, out.twin, out.twin_share)
     return local if share < 1 and _beats(gain, w[held], _whitens_more(one, parts)) else out
 
 # %% ../nbs/03g_local.ipynb #13fb6b4c

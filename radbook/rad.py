@@ -428,7 +428,8 @@ class RAD(BasePairwiseDensity):
         Number of features seen in `fit`.
     shape_ : Shape or None
         The fitted map of the rows (shape='columns', 'whiten' or 'ica'); `dictionaries_`, `center_` and `scale_` of the mapped
-        columns are then in its space, and `density_` is a `ShapedDensity`.
+        columns are then in its space, and `density_` is a `ShapedDensity`. None where `density_` mixes several fits
+        (`local_`, or an `em_frame_`): `global_.shape_` is then the one frame's map.
     combine_ : str
         The combination of the runs kept, 'average' or 'best' (the `combine` setting, or its choice with 'auto').
     combine_scores_ : dict
@@ -481,13 +482,23 @@ class RAD(BasePairwiseDensity):
         The one frame's weight $\\alpha$ in `density_` beside the parts, whose weights are then $(1-\\alpha)\\pi_c$:
         fitted on the held-out rows (`stack_weight`, notebook `03g_local`); 0.0 with local=True (the parts alone);
         1.0 without parts.
+    em_frame_ : RAD or None
+        The one frame's EM twin, kept beside it: the same settings fitted by the dictionary EM alone (solver='em') in the
+        same kind of map, fitted to the training rows (notebook `03g_local`). Under local='auto' it is fitted beside every
+        Radon fit and kept where the mixture of the two beats the Radon fit alone on the held-out rows, each half scored
+        with the share fitted on the other half; None otherwise. Then `density_` is a `MixtureDensity` (the Radon fit's
+        components first, then the twin's), `shape_` is None, and the other attributes describe `global_`.
+    em_weight_ : float
+        The twin's weight $\\beta$ within the one frame, fitted on the held-out rows (0.0 without a twin).
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
         Held-out mean log-likelihood of the one frame ('one'), of the parts alone ('parts') and, under local='auto', of
         their mixture with the one frame ('local', the one frame's weight 'share'; 'local_gain', the mixture's mean
         gain over the one frame with each half of the rows scored by the share fitted on the other, which decides), in
-        the table's units (with local=True, 'local' is the parts alone);
+        the table's units (with local=True, 'local' is the parts alone); with a twin tried, 'em' (the twin alone),
+        'em_share' ($\\beta$), 'em_gain' (the mixture's cross-fitted gain over the Radon fit, which decides) and, where
+        kept, 'frame' (the one frame with its twin, which the parts are then compared with);
         where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
         'local': the bound on the parts' held-out rows minus the one frame's there, per row.
     """
@@ -635,7 +646,7 @@ class RAD(BasePairwiseDensity):
         "This estimator as the result of `fit_local` (`fit`), or as a fit in one frame made in place (`fit=None`)."
         if fit is None:
             self.global_, self.parts_, self.part_weights_, self.partition_, self.local_scores_ = None, [], np.ones(1), None, {}
-            self.local_, self.global_weight_ = False, 1.0
+            self.local_, self.global_weight_, self.em_frame_, self.em_weight_ = False, 1.0, None, 0.0
             return self
         for k, v in vars(fit.one).items():  # the one frame's fitted attributes, bit for bit
             if k.endswith('_') or k == '_columns': setattr(self, k, v)
@@ -646,7 +657,8 @@ class RAD(BasePairwiseDensity):
         self.global_, self.parts_, self.part_weights_, self.partition_ = fit.one, fit.parts, fit.weights, fit.partition
         self.local_scores_, self.local_ = fit.scores, bool(fit.parts)
         self.global_weight_ = fit.share if self.local_ else 1.0
-        if self.local_: self.density_, self.shape_ = fit.density, None
+        self.em_frame_, self.em_weight_ = fit.twin, fit.twin_share if fit.twin is not None else 0.0
+        if self.local_ or fit.twin is not None: self.density_, self.shape_ = fit.density, None
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):

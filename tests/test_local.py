@@ -36,7 +36,7 @@ def _fit(X, abandon, monkeypatch):
 def test_parts_that_win_are_never_abandoned(clouds, monkeypatch):
     kept, fits = _fit(clouds, local._ABANDON, monkeypatch)
     assert kept.parts and 'local' in kept.scores and 'bound_gain' not in kept.scores
-    assert fits == 1 + kept.partition.n_parts  # the one frame and every part
+    assert fits == 2 + kept.partition.n_parts  # the one frame, its EM twin and every part
     never, _ = _fit(clouds, np.inf, monkeypatch)  # no abandoning at all: the same parts, the same scores
     assert never.scores == kept.scores
     np.testing.assert_array_equal(never.density.logpdf(clouds[:50]), kept.density.logpdf(clouds[:50]))
@@ -72,8 +72,8 @@ def test_parts_far_behind_stop_after_the_first(clouds, monkeypatch):
     # a threshold every bound passes (more than 100 nats per row *ahead*) makes the first part's rows decide
     out, fits = _fit(clouds, -100.0, monkeypatch)
     assert not out.parts and 'local' not in out.scores and out.scores['bound_gain'] > -100
-    assert fits == 2  # the one frame and the largest part only
-    assert out.density is out.one.density_
+    assert fits == 3  # the one frame, its EM twin and the largest part only
+    assert out.density is out.one.density_ if out.twin is None else out.density.parts[0] is out.one.density_
 
 
 def test_a_stacked_fit_serves_every_request(clouds):
@@ -84,8 +84,8 @@ def test_a_stacked_fit_serves_every_request(clouds):
     frame.loc[::17, 'b'] = np.nan
     rad = RAD(n_init=2, random_state=0).fit(frame)
     assert rad.local_ and 0 < rad.global_weight_ < 1
-    n_one = rad.global_.density_.n_components
-    np.testing.assert_allclose(rad.density_.weights[:n_one].sum(), rad.global_weight_)  # the one frame's components first
+    n_one = rad.global_.density_.n_components + (0 if rad.em_frame_ is None else rad.em_frame_.density_.n_components)
+    np.testing.assert_allclose(rad.density_.weights[:n_one].sum(), rad.global_weight_)  # the one frame's components first (its twin's after)
     np.testing.assert_allclose(rad.density_.weights.sum(), 1.0)
     assert np.isfinite(rad.score_samples(frame)).all()  # rows missing b included
     proba = rad.predict_proba(frame)
