@@ -230,6 +230,7 @@ def _em_allowed(estimator) -> bool:
 _MIN_PART_ROWS = 20
 _MIN_TOTAL_CORRELATION = 0.25  # nats per row: below it the parts have no frame worth orienting (families: 0.03-0.06)
 _ABANDON = 0.5  # nats per row: parts whose bound trails the one frame by more than this, beyond two standard errors, stop
+_MIN_SHARE = 0.1  # the one frame's least share beside the parts under local='auto': a defensive mixture (see below)
 
 @dataclass
 class LocalFit:
@@ -323,14 +324,14 @@ def _can_whiten(holes, discrete) -> bool:
     "Whether a part could whiten a group (two columns at least) without a column that has `holes` in the table: two continuous ones have none."
     return int((~np.asarray(holes, bool) & ~np.asarray(discrete, bool)).sum()) >= 2
 
-def _stacked_gain(one_rows, parts_rows, w) -> np.ndarray:
+def _stacked_gain(one_rows, parts_rows, w, floor: float = 0.0) -> np.ndarray:
     """Per held-out row, the log-likelihood gain over the one frame of its mixture with the parts, the one frame's share
-    fitted on the other half of the rows (alternate rows, `stack_weight`): an honest gain to decide by, where a share
-    fitted on the rows it is scored on would always gain."""
+    fitted on the other half of the rows (alternate rows, `stack_weight`, at least `floor`): an honest gain to decide
+    by, where a share fitted on the rows it is scored on would always gain."""
     if len(one_rows) < 4: return _gain(parts_rows, one_rows)  # too few rows to split: the parts alone against the one frame
     gain, first = np.empty(len(one_rows)), np.arange(len(one_rows)) % 2 == 0
     for half in (first, ~first):
-        share = stack_weight(one_rows[~half], parts_rows[~half], w[~half])
+        share = max(floor, stack_weight(one_rows[~half], parts_rows[~half], w[~half]))
         gain[half] = _gain(_stacked_rows(share, one_rows[half], parts_rows[half]), one_rows[half])
     return gain
 
@@ -381,12 +382,13 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags) -> np.ndar
 def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID, part_params=None,
               min_rows: int = _MIN_PART_ROWS) -> LocalFit:
     r"""RAD in local frames from clones of the RAD `estimator` (its `local` set to False) on the rows `X` in memory
-    (array-like or DataFrame) with frequency weights `sample_weight`: the one frame, the partition (`fit_partition`
+    (array-like or DataFrame) with frequency weights `sample_weight`: the one frame (under `keep='auto'` with its EM
+    twin beside it where that wins, `_with_twin`), the partition (`fit_partition`
     over `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows; no parts
     where its `total_correlation` is below a quarter nat per row), a RAD per part with `part_params` (None:
     `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least `_EM_PART_ROWS` fitted rows where
     `_em_allowed`), and the parts kept where `keep` is True (alone, `share` 0), or where it is 'auto' and their
-    mixture with the one frame (its `share` fitted on the held-out rows, `stack_weight`; 0 is the parts alone) beats
+    mixture with the one frame (its `share` fitted on the held-out rows, `stack_weight`, at least `_MIN_SHARE`) beats
     the one frame on them, each half of them scored with the share fitted on the other half (`_stacked_gain`): by
     more than the standard error of the per-row difference where the parts whiten columns that the one frame keeps
     on their own axes (marginals over some of them would be lost, so the parts have to pay for that, as
@@ -461,9 +463,10 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if keep is True:
         out.scores['local'] = out.scores['parts']
         return alone
-    share = out.scores['share'] = stack_weight(one_rows, parts_rows, w[held])  # the one frame's weight beside the parts
+    share = max(_MIN_SHARE, stack_weight(one_rows, parts_rows, w[held]))  # the one frame's weight beside the parts
+    out.scores['share'] = share
     out.scores['local'] = float(np.average(_stacked_rows(share, one_rows, parts_rows), weights=w[held]))
-    gain = _stacked_gain(one_rows, parts_rows, w[held])  # scored on rows its share was not fitted to
+    gain = _stacked_gain(one_rows, parts_rows, w[held], _MIN_SHARE)  # scored on rows its share was not fitted to
     out.scores['local_gain'] = float(np.average(gain, weights=w[held]))
     local = LocalFit(one, parts, pi, out.partition, out.scores, share, out.twin, out.twin_share)
     return local if share < 1 and _beats(gain, w[held], _whitens_more(one, parts)) else out

@@ -363,7 +363,8 @@ class RAD(BasePairwiseDensity):
         full-covariance Gaussian mixture over the smooth continuous columns, at least two of them, its size by BIC;
         none where its parts' total correlation is below a quarter nat per row, nothing to orient)
         and a RAD per part in its own whitened frame, mixed by the parts' shares of the rows, with the one frame beside
-        them at the share the held-out rows fit (`global_weight_`). 'auto' keeps that mixture where its held-out mean
+        them at the share the held-out rows fit, at least 0.1 (`global_weight_`). Under 'auto' the one frame itself is
+        the Radon fit stacked with its EM twin where that wins (`em_frame_`). 'auto' keeps that mixture where its held-out mean
         log-likelihood beats the one frame's, each half of those rows scored with the share fitted on the other half
         (`local_scores_`), and is tried only with
         shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
@@ -480,7 +481,8 @@ class RAD(BasePairwiseDensity):
         The parts' shares $\\pi_c$ of the fitted rows ([1.0] for one frame).
     global_weight_ : float
         The one frame's weight $\\alpha$ in `density_` beside the parts, whose weights are then $(1-\\alpha)\\pi_c$:
-        fitted on the held-out rows (`stack_weight`, notebook `03g_local`); 0.0 with local=True (the parts alone);
+        fitted on the held-out rows (`stack_weight`, notebook `03g_local`), at least 0.1 (a defensive mixture: those rows
+        also chose the parts, and flatter them); 0.0 with local=True (the parts alone);
         1.0 without parts.
     em_frame_ : RAD or None
         The one frame's EM twin, kept beside it: the same settings fitted by the dictionary EM alone (solver='em') in the
