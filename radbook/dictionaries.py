@@ -20,7 +20,7 @@ __all__ = ['PAPER_FAMILIES', 'DISCRETE_VALUES', 'gaussian', 'laplacian', 'PointM
            'auto_dictionaries']
 
 # %% ../nbs/01_dictionaries.ipynb #a8034426
-_TEMPLATES = {}  # one frozen distribution per scipy family (by type), copied for each new atom
+_TEMPLATES = {}  # one frozen distribution per scipy family (by type), whose fields each new atom starts from
 
 class _Atom(type(stats.norm())):
     """A frozen scipy distribution that shares its family's distribution object (which holds no parameters) with the

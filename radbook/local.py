@@ -259,7 +259,8 @@ class LocalFit:
         parts the one frame's alone (the fit's density, or its mixture with the EM twin)."""
         frame, inner = self.frame()
         if not self.parts:
-            return frame[0] if len(frame) == 1 else MixtureDensity(frame, np.log(inner))
+            if len(frame) == 1: return frame[0]
+            with np.errstate(divide='ignore'): return MixtureDensity(frame, np.log(inner))
         unseen = getattr(self.one, 'unseen', 1.0)
         dens = [with_values(p.density_, self.one.dictionaries_, p.n_samples_seen_, unseen) for p in self.parts]
         weights = (1 - self.share) * np.asarray(self.weights, dtype=float)
@@ -328,7 +329,8 @@ def _stacked_gain(one_rows, parts_rows, w, floor: float = 0.0) -> np.ndarray:
     """Per held-out row, the log-likelihood gain over the one frame of its mixture with the parts, the one frame's share
     fitted on the other half of the rows (alternate rows, `stack_weight`, at least `floor`): an honest gain to decide
     by, where a share fitted on the rows it is scored on would always gain."""
-    if len(one_rows) < 4: return _gain(parts_rows, one_rows)  # too few rows to split: the parts alone against the one frame
+    if len(one_rows) < 4:  # too few rows to split: the parts (at the floor beside the one frame) against the one frame
+        return _gain(_stacked_rows(floor, one_rows, parts_rows) if floor > 0 else parts_rows, one_rows)
     gain, first = np.empty(len(one_rows)), np.arange(len(one_rows)) % 2 == 0
     for half in (first, ~first):
         share = max(floor, stack_weight(one_rows[~half], parts_rows[~half], w[~half]))
@@ -354,16 +356,22 @@ def _frame_kind(one):
     score = lambda kind: -np.inf if np.isnan(one.shape_scores_.get(kind, np.nan)) else one.shape_scores_[kind]
     return max(('whiten', 'ica'), key=score)
 
-def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags) -> np.ndarray:
+def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> np.ndarray:
     """Fit the one frame's EM twin (`base` with solver='em' in the one frame's kind of map, `_frame_kind`) and keep it in
     `out` beside the fit at the share $\\beta$ its held-out rows fit (`stack_weight`), where that mixture beats the fit
     alone on them, each half scored with the share fitted on the other half (`_stacked_gain`; by more than the standard
     error where the twin whitens columns the fit keeps on their own axes). Returns the one frame's held-out log
     densities: the mixture's where the twin is kept, else `one_rows`. No twin where the fit is already an EM fit, where
-    `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous (or the reverse)."""
+    `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous (or the reverse).
+    The twin's map is fitted to the training rows alone, so it may whiten a column whose only missing entries (`holes`,
+    per column of the table) are in held-out rows: it is then refitted with shape='columns', as a part is."""
     one = out.one
     if getattr(base, 'solver', 'radon') != 'radon' or not _em_allowed(base): return one_rows
-    try: twin = clone(base).set_params(solver='em', shape=_frame_kind(one)).fit(X, sample_weight=sample_weight)
+    kind = _frame_kind(one)
+    try:
+        twin = clone(base).set_params(solver='em', shape=kind).fit(X, sample_weight=sample_weight)
+        if holes[getattr(twin.shape_, 'group', np.zeros(0, np.intp))].any():  # a whitened column with holes elsewhere
+            twin = clone(base).set_params(solver='em', shape='columns').fit(X, sample_weight=sample_weight)
     except ValueError: return one_rows  # a table the EM cannot fit: the fit alone
     if [is_discrete(d) for d in twin.dictionaries_] != flags: return one_rows
     d = with_values(twin.density_, one.dictionaries_, twin.n_samples_seen_, getattr(one, 'unseen', 1.0))
@@ -418,7 +426,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if held.any():
         one_rows = _held_rows(one, one.density_, X, held)
         out.scores['one'] = float(np.average(one_rows, weights=w[held]))
-        if keep != True: one_rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags)
+        if keep == 'auto': one_rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
     columns = smooth_columns(Z, flags)
     if len(columns) < 2 or keep is False: return out  # a frame is an orientation: one column has none
     if not held.any() and keep != True: return out  # nothing to compare on

@@ -415,10 +415,13 @@ class RAD(BasePairwiseDensity):
     coefs_ : list of ndarray of shape (n_atoms_n, n_mixture)
         Dictionary coefficients B_n of each feature (after `coef_floor`).
     dictionaries_ : list of lists of atoms
-        The dictionaries used, in the data's units, or in the mapped space when `shape_` is not None.
-    density_ : DictionaryCPD or ShapedDensity
+        The dictionaries used, in the data's units, or in the mapped space when `shape_` (or, where `density_` mixes
+        several fits, `global_.shape_`) is not None.
+    density_ : DictionaryCPD, ShapedDensity or MixtureDensity
         The fitted density, in the data's units (the standardisation's Jacobian is in its atoms; with a `shape_`, a
-        `ShapedDensity` that adds the map's Jacobian).
+        `ShapedDensity` that adds the map's Jacobian); a `MixtureDensity` of several fits with local frames (`local_`)
+        or an EM twin (`em_frame_`), whose `n_components` (not `n_components_`) numbers the components of
+        `predict_proba` and `sample`.
     center_, scale_ : ndarray of shape (n_features,)
         The center and scale that standardised each column for the projections (0 and 1 with standardize=False).
     pairs_ : ndarray of shape (n_pairs, 2)
@@ -468,12 +471,14 @@ class RAD(BasePairwiseDensity):
         solver='em', its EM), in the table's units as `score` (n_components='auto' only; empty otherwise).
     local_ : bool
         Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`, the one
-        frame's density first where `global_weight_` > 0, whose components (the one frame's, then part after part,
-        `density_.n_components` of them) are what `predict_proba` and `sample` number;
+        frame's density first where `global_weight_` > 0, whose components (the one frame's, its EM twin's where
+        `em_frame_` is kept, then part after part, `density_.n_components` of them) are what `predict_proba` and
+        `sample` number;
         `shape_` is None; and the other attributes above (`weights_`, `coefs_`, `n_components_`, `dictionaries_`, ...)
         describe `global_`, the fit in one frame it was compared with.
     global_ : RAD or None
-        The fit in one frame that the parts were compared with (None when no partition was tried).
+        The fit in one frame that the parts (and the EM twin) were compared with (None for a fit in one frame: local=False,
+        or where local frames do not run).
     parts_ : list of RAD
         The parts' fits (empty unless `local_`); `density_` mixes their densities with a point mass at each discrete
         value a part never saw (`with_values`).
@@ -486,9 +491,10 @@ class RAD(BasePairwiseDensity):
         1.0 without parts.
     em_frame_ : RAD or None
         The one frame's EM twin, kept beside it: the same settings fitted by the dictionary EM alone (solver='em') in the
-        same kind of map, fitted to the training rows (notebook `03g_local`). Under local='auto' it is fitted beside every
-        Radon fit and kept where the mixture of the two beats the Radon fit alone on the held-out rows, each half scored
-        with the share fitted on the other half; None otherwise. Then `density_` is a `MixtureDensity` (the Radon fit's
+        same kind of map, fitted to the training rows (notebook `03g_local`). It is fitted under local='auto' wherever
+        local frames run (see `local`) and solver='em' is allowed (no smoothing, no paper_options, learned dictionaries),
+        and kept where the mixture of the two beats the Radon fit alone on the held-out rows, each half scored with the
+        share fitted on the other half; None otherwise. Then `density_` is a `MixtureDensity` (the Radon fit's
         components first, then the twin's), `shape_` is None, and the other attributes describe `global_`.
     em_weight_ : float
         The twin's weight $\\beta$ within the one frame, fitted on the held-out rows (0.0 without a twin).

@@ -62,7 +62,7 @@ def test_the_one_frame_keeps_its_share(clouds, monkeypatch):
     if fit.share > local._MIN_SHARE:  # the fitted share: at least either end on the rows that chose it
         assert s['local'] >= max(s['one'], s['parts']) - 1e-12
     else:  # the floor binds: it costs at most -log(1 - floor) nats per row against the parts alone
-        assert s['parts'] + np.log1p(-local._MIN_SHARE) - 1e-12 <= s['local'] < s['parts']
+        assert s['parts'] + np.log1p(-local._MIN_SHARE) - 1e-12 <= s['local']
     alone = local.LocalFit(fit.one, fit.parts, fit.weights).density  # the parts alone
     rows = np.ones(len(clouds), bool)
     with np.errstate(divide='ignore'):
@@ -122,3 +122,36 @@ def _fit_holey(X, monkeypatch):
     monkeypatch.setattr(local, '_ABANDON', np.inf)  # every part fitted
     CountingRAD.fits = 0
     return fit_local(CountingRAD(n_init=2, local=False, random_state=0), X, keep=True), CountingRAD.fits
+
+
+def test_a_twin_never_whitens_a_column_with_holes():
+    "The twin's map comes from the training rows: a column whose only hole is in a held-out row must stay on its own axis."
+    from sklearn.utils import check_random_state
+    from radbook.datapass import held_out_rows
+    rng = np.random.RandomState(1)
+    X = rng.multivariate_normal(np.zeros(3), [[1, .9, .8], [.9, 1, .85], [.8, .85, 1]], 800)
+    X[:, 0] = np.exp(X[:, 0])
+    held = held_out_rows(0, len(X), int(check_random_state(0).randint(2**31 - 1)), 0.2)  # RAD(random_state=0)'s split
+    row = np.flatnonzero(held)[:1]
+    X[row, 2] = np.nan  # the only hole, in a held-out row
+    rad = RAD(random_state=0).fit(X)  # raised a ValueError from the twin's held-out rows before the fix
+    assert np.isfinite(rad.score_samples(X[row])).all()
+    out = fit_local(RAD(random_state=0, local=False), X)
+    assert 'em' in out.scores  # the twin was fitted and scored
+    if out.twin is not None: assert 2 not in getattr(out.twin.shape_, 'group', [])
+
+
+def test_a_kept_twin_that_whitens_names_itself(monkeypatch):
+    "A twin kept beside a whitening one frame: a marginal over part of the group is refused, naming the twin."
+    rng = np.random.default_rng(0)
+    X = rng.multivariate_normal(np.zeros(3), [[1, .95, .9], [.95, 1, .9], [.9, .9, 1]], 600)
+    monkeypatch.setattr(local, 'stack_weight', lambda a, b, w=None: 0.5)  # force the twin in at half the one frame
+    monkeypatch.setattr(local, '_beats', lambda gain, w, margin: True)
+    rad = RAD(random_state=0).fit(X)
+    assert rad.em_frame_ is not None and rad.em_weight_ == 0.5 and len(rad.em_frame_.shape_.group) == 3
+    with pytest.raises(ValueError, match='whitened together.*em_frame_'):
+        rad.marginal([0])
+    assert np.isclose(rad.marginal([0, 1, 2]).pdf(X[:5]), np.exp(rad.score_samples(X[:5]))).all()
+    import pickle
+    again = pickle.loads(pickle.dumps(rad))
+    np.testing.assert_array_equal(again.score_samples(X[:20]), rad.score_samples(X[:20]))
