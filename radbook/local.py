@@ -356,36 +356,57 @@ def _frame_kind(one):
     score = lambda kind: -np.inf if np.isnan(one.shape_scores_.get(kind, np.nan)) else one.shape_scores_[kind]
     return max(('whiten', 'ica'), key=score)
 
+def _fit_twin(base, X, sample_weight, kind, holes, **params):
+    """`base` fitted by its dictionary EM alone (solver='em') with the map `kind` and `params`, refitted with
+    shape='columns' where its map (fitted to the training rows) whitens a column with holes elsewhere (`holes`)."""
+    twin = clone(base).set_params(solver='em', shape=kind, **params).fit(X, sample_weight=sample_weight)
+    if holes[getattr(twin.shape_, 'group', np.zeros(0, np.intp))].any():
+        twin = clone(base).set_params(solver='em', shape='columns', **params).fit(X, sample_weight=sample_weight)
+    return twin
+
+_TWIN_DOUBLINGS = 2  # a kept twin's rank is doubled while its held-out score rises, at most this many times
+
 def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> np.ndarray:
     """Fit the one frame's EM twin (`base` with solver='em' in the one frame's kind of map, `_frame_kind`) and keep it in
     `out` beside the fit at the share $\\beta$ its held-out rows fit (`stack_weight`), where that mixture beats the fit
     alone on them, each half scored with the share fitted on the other half (`_stacked_gain`; by more than the standard
-    error where the twin whitens columns the fit keeps on their own axes). Returns the one frame's held-out log
-    densities: the mixture's where the twin is kept, else `one_rows`. No twin where the fit is already an EM fit, where
-    `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous (or the reverse).
-    The twin's map is fitted to the training rows alone, so it may whiten a column whose only missing entries (`holes`,
-    per column of the table) are in held-out rows: it is then refitted with shape='columns', as a part is."""
+    error where the twin whitens columns the fit keeps on their own axes). A kept twin of a given rank then has its rank
+    doubled while its own held-out mean rises (`_TWIN_DOUBLINGS` at most), and is decided again. Returns the one frame's
+    held-out log densities: the mixture's where the twin is kept, else `one_rows`. No twin where the fit is already an
+    EM fit, where `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous
+    (or the reverse). The twin's map is fitted to the training rows alone, so it may whiten a column whose only missing
+    entries (`holes`, per column of the table) are in held-out rows: it is then refitted with shape='columns', as a part is."""
     one = out.one
     if getattr(base, 'solver', 'radon') != 'radon' or not _em_allowed(base): return one_rows
-    kind = _frame_kind(one)
-    try:
-        twin = clone(base).set_params(solver='em', shape=kind).fit(X, sample_weight=sample_weight)
-        if holes[getattr(twin.shape_, 'group', np.zeros(0, np.intp))].any():  # a whitened column with holes elsewhere
-            twin = clone(base).set_params(solver='em', shape='columns').fit(X, sample_weight=sample_weight)
+    kind, v, unseen = _frame_kind(one), w[held], getattr(one, 'unseen', 1.0)
+    def rows(twin):  # the twin's held-out log densities, read as the one frame reads rows
+        d = with_values(twin.density_, one.dictionaries_, twin.n_samples_seen_, unseen)
+        return _held_rows(one, d, X, held)
+    def decide(twin_rows):  # the fit's share beside the twin, and whether the mixture is kept
+        alpha = stack_weight(one_rows, twin_rows, v)
+        gain = _stacked_gain(one_rows, twin_rows, v)
+        return alpha, gain, bool(alpha < 1 and _beats(gain, v, _whitens_more(one, [twin])))
+    try: twin = _fit_twin(base, X, sample_weight, kind, holes)
     except ValueError: return one_rows  # a table the EM cannot fit: the fit alone
     if [is_discrete(d) for d in twin.dictionaries_] != flags: return one_rows
-    d = with_values(twin.density_, one.dictionaries_, twin.n_samples_seen_, getattr(one, 'unseen', 1.0))
-    twin_rows, v = _held_rows(one, d, X, held), w[held]
-    alpha = stack_weight(one_rows, twin_rows, v)  # the fit's share
-    gain = _stacked_gain(one_rows, twin_rows, v)
+    twin_rows = rows(twin)
+    alpha, gain, kept = decide(twin_rows)
+    if kept and isinstance(base.n_components, numbers.Integral):  # a rank given: more components while they score higher
+        for _ in range(_TWIN_DOUBLINGS):
+            try: bigger = _fit_twin(base, X, sample_weight, kind, holes, n_components=2 * twin.n_components_)
+            except ValueError: break
+            if [is_discrete(d) for d in bigger.dictionaries_] != flags: break
+            bigger_rows = rows(bigger)
+            if not np.average(bigger_rows, weights=v) > np.average(twin_rows, weights=v): break
+            twin, twin_rows = bigger, bigger_rows
+        alpha, gain, kept = decide(twin_rows)
     out.scores.update(em=float(np.average(twin_rows, weights=v)), em_share=1 - alpha,
                       em_gain=float(np.average(gain, weights=v)))
-    if not (alpha < 1 and _beats(gain, v, _whitens_more(one, [twin]))): return one_rows
+    if not kept: return one_rows
     out.twin, out.twin_share = twin, 1 - alpha
-    rows = _stacked_rows(alpha, one_rows, twin_rows)
-    out.scores['frame'] = float(np.average(rows, weights=v))
-    return rows
-
+    stacked = _stacked_rows(alpha, one_rows, twin_rows)
+    out.scores['frame'] = float(np.average(stacked, weights=v))
+    return stacked
 
 def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID, part_params=None,
               min_rows: int = _MIN_PART_ROWS) -> LocalFit:

@@ -155,3 +155,17 @@ def test_a_kept_twin_that_whitens_names_itself(monkeypatch):
     import pickle
     again = pickle.loads(pickle.dumps(rad))
     np.testing.assert_array_equal(again.score_samples(X[:20]), rad.score_samples(X[:20]))
+
+
+def test_a_kept_twin_doubles_its_rank_only_while_it_scores_higher(monkeypatch):
+    "The twin is first fitted at the estimator's rank; kept, its rank doubles while its own held-out mean rises."
+    import statsmodels.api as sm
+    fair = sm.datasets.fair.load_pandas().data.iloc[:3000]
+    monkeypatch.setattr(local, '_TWIN_DOUBLINGS', 0)
+    ten = fit_local(RAD(random_state=0, local=False), fair)
+    monkeypatch.setattr(local, '_TWIN_DOUBLINGS', 2)
+    more = fit_local(RAD(random_state=0, local=False), fair)
+    assert ten.twin is not None and ten.twin.n_components_ == 10
+    assert more.twin is not None and more.twin.n_components_ in (20, 40)  # measured: 20 (40 scored lower)
+    assert more.scores['em'] > ten.scores['em'] and more.scores['frame'] > ten.scores['frame']
+    assert more.scores['one'] == ten.scores['one']  # the Radon fit is the same
