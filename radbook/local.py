@@ -20,7 +20,7 @@ from .density import _log_density
 
 # %% auto #0
 __all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'fit_partition', 'MixtureDensity', 'LocalFit', 'with_values',
-           'fit_local', 'stack_weight']
+           'before_refit', 'fit_local', 'stack_weight']
 
 # %% ../nbs/03g_local.ipynb #d730bc8f
 @dataclass
@@ -245,24 +245,28 @@ class LocalFit:
     twin: object = None
     twin_share: float = 0.0
 
-    def frame(self) -> tuple:
+    def frame(self, pick=lambda fit: fit.density_) -> tuple:
         """The one frame's densities and their weights within it: its fit alone, or with its EM `twin` (`with_values` of
-        the fit's dictionaries) at weight `twin_share` $\\beta$ beside it."""
-        if self.twin is None: return [self.one.density_], np.ones(1)
-        twin = with_values(self.twin.density_, self.one.dictionaries_, self.twin.n_samples_seen_, getattr(self.one, 'unseen', 1.0))
-        return [self.one.density_, twin], np.array([1 - self.twin_share, self.twin_share])
+        the fit's dictionaries) at weight `twin_share` $\\beta$ beside it; `pick(fit)` is the density of a fit."""
+        if self.twin is None: return [pick(self.one)], np.ones(1)
+        twin = with_values(pick(self.twin), self.one.dictionaries_, self.twin.n_samples_seen_, getattr(self.one, 'unseen', 1.0))
+        return [pick(self.one), twin], np.array([1 - self.twin_share, self.twin_share])
 
     @cached_property
     def density(self):
         """The kept density: the `MixtureDensity` of the parts' densities (`with_values` of the one frame's) with weights
         $(1-\\alpha)\\pi_c$, and the one frame's (`frame`) with weight $\\alpha$ where `share` $\\alpha > 0$; without
         parts the one frame's alone (the fit's density, or its mixture with the EM twin)."""
-        frame, inner = self.frame()
+        return self.mixture()
+
+    def mixture(self, pick=lambda fit: fit.density_):
+        "`density` from the density `pick(fit)` of each fit (`before_refit`: the one the held-out rows may judge)."
+        frame, inner = self.frame(pick)
         if not self.parts:
             if len(frame) == 1: return frame[0]
             with np.errstate(divide='ignore'): return MixtureDensity(frame, np.log(inner))
         unseen = getattr(self.one, 'unseen', 1.0)
-        dens = [with_values(p.density_, self.one.dictionaries_, p.n_samples_seen_, unseen) for p in self.parts]
+        dens = [with_values(pick(p), self.one.dictionaries_, p.n_samples_seen_, unseen) for p in self.parts]
         weights = (1 - self.share) * np.asarray(self.weights, dtype=float)
         if self.share > 0: dens, weights = frame + dens, np.r_[self.share * inner, weights]
         with np.errstate(divide='ignore'):
@@ -291,6 +295,13 @@ def with_values(density, dictionaries, n_seen: float, unseen=1.0):
     if not changed: return density
     out = DictionaryCPD(cpd.weights, coefs, dicts)
     return type(density)(out, density.shape) if hasattr(density, 'cpd') else out
+
+
+def before_refit(fit):
+    """The density of a fitted RAD that its held-out rows may judge: a Radon fit's chosen solution before its refit on
+    all the counts (which the held-out rows' counts join), else (solver='em', which trains without them) `density_`."""
+    held = getattr(fit, '_held_density', None)
+    return fit.density_ if held is None else held
 
 
 def _rows(X, mask):
@@ -445,7 +456,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     held = held_out_rows(0, len(Z), row_seed, float(base.validation_fraction)) & (w > 0)
     flags = [is_discrete(d) for d in one.dictionaries_]
     if held.any():
-        one_rows = _held_rows(one, one.density_, X, held)
+        one_rows = _held_rows(one, before_refit(one), X, held)  # before its refit: held-out rows it was not fitted to
         out.scores['one'] = float(np.average(one_rows, weights=w[held]))
         if keep == 'auto': one_rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
     columns = smooth_columns(Z, flags)
@@ -476,7 +487,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
         except ValueError: return out  # a part the pipeline cannot fit (a column never observed in its rows, say): one frame
         mine = held & (labels == c)
         if keep is True or not mine.any(): continue
-        d = with_values(parts[c].density_, one.dictionaries_, parts[c].n_samples_seen_, unseen)
+        d = with_values(before_refit(parts[c]), one.dictionaries_, parts[c].n_samples_seen_, unseen)
         with np.errstate(divide='ignore'): bound[mine] = np.log(pi[c]) + _held_rows(one, d, X, mine)  # pi_c = 0: -inf
         seen = ~np.isnan(bound[held])
         m, se = _mean_se(_gain(bound[held][seen], one_rows[seen]), w[held][seen])
@@ -487,7 +498,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
         return out  # a part read a column as discrete where the one frame did not (or the reverse): not one measure
     alone = LocalFit(one, parts, pi, out.partition, out.scores)  # the parts alone (no twin: share 0)
     if not held.any(): return alone if keep is True else out
-    parts_rows = _held_rows(one, alone.density, X, held)
+    parts_rows = _held_rows(one, alone.mixture(before_refit), X, held)
     out.scores['parts'] = float(np.average(parts_rows, weights=w[held]))
     if keep is True:
         out.scores['local'] = out.scores['parts']

@@ -226,6 +226,9 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, plan.table)
         self.shape_ = None if stream.shape.identity else stream.shape
         if self.shape_ is not None: self.density_ = ShapedDensity(self.density_, self.shape_)
+        self._held_density = None if fit.held is None else DictionaryCPD(*fit.held, plan.table)  # before the refit
+        if self._held_density is not None and self.shape_ is not None:
+            self._held_density = ShapedDensity(self._held_density, self.shape_)
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):
@@ -502,7 +505,8 @@ class RAD(BasePairwiseDensity):
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
-        Held-out mean log-likelihood of the one frame ('one'), of the parts alone ('parts') and, under local='auto', of
+        Held-out mean log-likelihood of the one frame ('one'; a Radon fit's before its refit on all the counts, which
+        the held-out rows' counts join: every fit is judged on rows it was not fitted to), of the parts alone ('parts') and, under local='auto', of
         their mixture with the one frame ('local', the one frame's weight 'share'; 'local_gain', the mixture's mean
         gain over the one frame with each half of the rows scored by the share fitted on the other, which decides), in
         the table's units (with local=True, 'local' is the parts alone); with a twin tried, 'em' (the twin alone),
@@ -627,6 +631,7 @@ class RAD(BasePairwiseDensity):
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, fit.table)
         self.shape_ = None if shape.identity else shape
         if self.shape_ is not None: self.density_ = ShapedDensity(self.density_, self.shape_)
+        self._held_density = None  # no refit: the EM trains without its held-out rows
         return self
 
     def _partial_fit_em(self, X, sample_weight=None):

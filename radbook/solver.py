@@ -541,6 +541,7 @@ class RADFit:
     validation_curve: list
     combine: str = 'average'
     combine_scores: dict = field(default_factory=dict)
+    held: tuple = None  # (weights, coefs floored) of the chosen solution before its refit on all the counts (None without one)
 
 # %% ../nbs/03c_solver.ipynb #24e807b1
 @dataclass(frozen=True)
@@ -628,15 +629,19 @@ def solve_counts(Rs, group, pairs, dictionaries, counts: Counts, n_components=10
     if n_search < s.n_init:  # the chosen candidate's other starts (the same starts as one call with all of them)
         loss.smoothing = gamma
         sol = merge_solutions(sol, solve(F, n_init=s.n_init, first=n_search), batch)
-    combine, combine_scores = batch, {}
+    combine, combine_scores, before = batch, {}, None
     if full is not None:
         full.smoothing = gamma
         if s.combine == 'auto' and held is not None and len(sol.finals) > 1:
+            b, average = sol.best_start, _average(sol.finals)
             sol, combine, combine_scores = choose_combination(sol, full, lambda c: _held_out_loglik(
                 c, dictionaries, n_atoms, held, s.coef_floor, held_weight), s.accelerate, s.precondition)
+            before = sol.finals[0] if combine == 'best' else average  # the best run alone is the refitted one's only run
         else:
+            before = (sol.B, sol.weights)
             sol = refit(sol, full, s.accelerate, precondition=s.precondition)
     return RADFit(sol.weights, floor_coefs(sol.B, n_atoms, s.coef_floor), F, gamma,
                   {F: max(fits[F, g][1] for g in gammas) for F, _ in fits} if auto_rank else {},
                   {g: fits[F, g][0] for g in gammas} if auto_smoothing else {},
-                  sol.n_iter, sol.converged, sol.loss_curve, sol.val_curve, combine, combine_scores)
+                  sol.n_iter, sol.converged, sol.loss_curve, sol.val_curve, combine, combine_scores,
+                  None if before is None else (before[1], floor_coefs(before[0], n_atoms, s.coef_floor)))
