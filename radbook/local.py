@@ -375,14 +375,17 @@ def _fit_twin(base, X, sample_weight, kind, holes, **params):
         twin = clone(base).set_params(solver='em', shape='columns', **params).fit(X, sample_weight=sample_weight)
     return twin
 
-_TWIN_DOUBLINGS = 2  # a kept twin's rank is doubled while its held-out score rises, at most this many times
+_TWIN_DOUBLINGS = 2  # a kept twin's rank is doubled while its held-out score rises, at most this many times ...
+_TWIN_CELLS = 50_000  # ... where its training rows times columns are at most this many (each doubling costs an EM
+# fit of twice the rank: on `diamonds`' 20,000 rows two of them took the fit from 22 to 40 s, on `digits` 18 to 21 s)
 
 def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> np.ndarray:
     """Fit the one frame's EM twin (`base` with solver='em' in the one frame's kind of map, `_frame_kind`) and keep it in
     `out` beside the fit at the share $\\beta$ its held-out rows fit (`stack_weight`), where that mixture beats the fit
     alone on them, each half scored with the share fitted on the other half (`_stacked_gain`; by more than the standard
     error where the twin whitens columns the fit keeps on their own axes). A kept twin of a given rank then has its rank
-    doubled while its own held-out mean rises (`_TWIN_DOUBLINGS` at most), and is decided again. Returns the one frame's
+    doubled while its own held-out mean rises (`_TWIN_DOUBLINGS` at most, where its training rows times columns are
+    at most `_TWIN_CELLS`), and is decided again. Returns the one frame's
     held-out log densities: the mixture's where the twin is kept, else `one_rows`. No twin where the fit is already an
     EM fit, where `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous
     (or the reverse). The twin's map is fitted to the training rows alone, so it may whiten a column whose only missing
@@ -402,7 +405,8 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
     if [is_discrete(d) for d in twin.dictionaries_] != flags: return one_rows
     twin_rows = rows(twin)
     alpha, gain, kept = decide(twin_rows)
-    if kept and isinstance(base.n_components, numbers.Integral):  # a rank given: more components while they score higher
+    cells = int(((w > 0) & ~held).sum()) * len(flags)  # the EM's training rows times columns
+    if kept and isinstance(base.n_components, numbers.Integral) and cells <= _TWIN_CELLS:  # more components while they score higher
         for _ in range(_TWIN_DOUBLINGS):
             try: bigger = _fit_twin(base, X, sample_weight, kind, holes, n_components=2 * twin.n_components_)
             except ValueError: break
