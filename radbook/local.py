@@ -413,6 +413,7 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
             if [is_discrete(d) for d in bigger.dictionaries_] != flags: break
             bigger_rows = rows(bigger)
             if not np.average(bigger_rows, weights=v) > np.average(twin_rows, weights=v): break
+            if not decide(bigger_rows)[2]: break  # a larger twin the rule would drop: keep the one it keeps
             twin, twin_rows = bigger, bigger_rows
         alpha, gain, kept = decide(twin_rows)
     out.scores.update(em=float(np.average(twin_rows, weights=v)), em_share=1 - alpha,
@@ -460,7 +461,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     held = held_out_rows(0, len(Z), row_seed, float(base.validation_fraction)) & (w > 0)
     flags = [is_discrete(d) for d in one.dictionaries_]
     if held.any():
-        one_rows = _held_rows(one, before_refit(one), X, held)  # before its refit: held-out rows it was not fitted to
+        one_rows = _held_rows(one, before_refit(one), X, held)  # before its refit, which the held-out rows' counts join
         out.scores['one'] = float(np.average(one_rows, weights=w[held]))
         if keep == 'auto': one_rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
     columns = smooth_columns(Z, flags)

@@ -498,7 +498,8 @@ class RAD(BasePairwiseDensity):
         local frames run (see `local`) and solver='em' is allowed (no smoothing, no paper_options, learned dictionaries),
         and kept where the mixture of the two beats the Radon fit alone on the held-out rows, each half scored with the
         share fitted on the other half; a kept twin's rank (with an integer `n_components`) is then doubled while its
-        held-out score rises, twice at most (`n_components_` of `em_frame_`); None otherwise. Then `density_` is a `MixtureDensity` (the Radon fit's
+        held-out score rises and the rule still keeps it, twice at most, on tables of at most 50,000 training rows times
+        columns (`n_components_` of `em_frame_`); None otherwise. Then `density_` is a `MixtureDensity` (the Radon fit's
         components first, then the twin's), `shape_` is None, and the other attributes describe `global_`.
     em_weight_ : float
         The twin's weight $\\beta$ within the one frame, fitted on the held-out rows (0.0 without a twin).
@@ -506,7 +507,7 @@ class RAD(BasePairwiseDensity):
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
         Held-out mean log-likelihood of the one frame ('one'; a Radon fit's before its refit on all the counts, which
-        the held-out rows' counts join: every fit is judged on rows it was not fitted to), of the parts alone ('parts') and, under local='auto', of
+        the held-out rows' counts join), of the parts alone ('parts') and, under local='auto', of
         their mixture with the one frame ('local', the one frame's weight 'share'; 'local_gain', the mixture's mean
         gain over the one frame with each half of the rows scored by the share fitted on the other, which decides), in
         the table's units (with local=True, 'local' is the parts alone); with a twin tried, 'em' (the twin alone),
@@ -672,6 +673,9 @@ class RAD(BasePairwiseDensity):
         self.local_scores_, self.local_ = fit.scores, bool(fit.parts)
         self.global_weight_ = fit.share if self.local_ else 1.0
         self.em_frame_, self.em_weight_ = fit.twin, fit.twin_share if fit.twin is not None else 0.0
+        for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
+            if f is not None: f.__dict__.pop('_held_density', None)
+        self.__dict__.pop('_held_density', None)  # a previous fit's
         if self.local_ or fit.twin is not None: self.density_, self.shape_ = fit.density, None
         return self
 

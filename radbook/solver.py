@@ -633,7 +633,7 @@ def solve_counts(Rs, group, pairs, dictionaries, counts: Counts, n_components=10
     if full is not None:
         full.smoothing = gamma
         if s.combine == 'auto' and held is not None and len(sol.finals) > 1:
-            b, average = sol.best_start, _average(sol.finals)
+            average = _average(sol.finals)
             sol, combine, combine_scores = choose_combination(sol, full, lambda c: _held_out_loglik(
                 c, dictionaries, n_atoms, held, s.coef_floor, held_weight), s.accelerate, s.precondition)
             before = sol.finals[0] if combine == 'best' else average  # the best run alone is the refitted one's only run

@@ -169,3 +169,21 @@ def test_a_kept_twin_doubles_its_rank_only_while_it_scores_higher(monkeypatch):
     assert more.twin is not None and more.twin.n_components_ in (20, 40)  # measured: 20 (40 scored lower)
     assert more.scores['em'] > ten.scores['em'] and more.scores['frame'] > ten.scores['frame']
     assert more.scores['one'] == ten.scores['one']  # the Radon fit is the same
+
+
+def test_a_radon_fit_is_judged_before_its_refit():
+    "The solution before the refit: the chosen combination's components, scored as combine_scores_; an EM fit has none; a local fit keeps none."
+    from sklearn.datasets import load_iris
+    from radbook.datapass import held_out_rows
+    from sklearn.utils import check_random_state
+    X = load_iris().data
+    rad = RAD(random_state=0, local=False, combine='best').fit(X)
+    before = local.before_refit(rad)
+    assert before is not rad.density_ and len(before.cpd.weights if hasattr(before, 'cpd') else before.weights) == rad.n_components_
+    held = held_out_rows(0, len(X), int(check_random_state(0).randint(2**31 - 1)), 0.2)
+    auto = RAD(random_state=0, local=False).fit(X)
+    np.testing.assert_allclose(_held_rows(auto, local.before_refit(auto), X, held).mean(), auto.combine_scores_[auto.combine_], rtol=1e-9)
+    em = auto.set_params(solver='em').fit(X)  # a Radon fit, then an EM fit on the same estimator: no stale solution
+    assert local.before_refit(em) is em.density_
+    mixed = RAD(random_state=0).fit(X)
+    assert getattr(mixed, '_held_density', None) is None and getattr(mixed.global_, '_held_density', None) is None
