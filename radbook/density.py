@@ -181,9 +181,10 @@ class TableDensityMixin:
         return float(np.mean(self.score_samples(X)))
 
     def predict_proba(self, X):
-        """Posterior probability of each mixture component given each row of `X`: shape (n_samples, density_.n_components), from
-        the row's observed entries (missing ones, NaN, are integrated out; an unseen value is as likely in every
-        component, so it does not move the posterior). A row with a value of no unseen mass raises a ValueError."""
+        """Posterior probability of each mixture component given each row of `X`: shape (n_samples,
+        density_.n_components), from the row's observed entries (missing ones, NaN, are integrated out; an unseen value
+        is as likely in every component, so it does not move the posterior). A row with a value of no unseen mass raises
+        a ValueError."""
         check_is_fitted(self)
         Z, _, impossible = self._unseen(X)
         _no_posterior(impossible)

@@ -147,9 +147,9 @@ class MixtureDensity:
                 return np.stack([lw + p.logpdf(X) for lw, p in zip(self.log_weights, self.parts)], axis=1)
         except ValueError as e:  # a part refuses rows (missing part of its whitened columns): say which setting avoids it
             if 'whitened' not in str(e): raise
-            raise ValueError(f"{e} Here a density that RAD mixes (a part of local frames, the one "
-                             "frame kept beside the parts, or its EM twin) whitens them (local='auto' or True): fit with local=False and shape='columns' to keep every "
-                             "row exact.") from None
+            raise ValueError(f"{e} Here a density that RAD mixes (a part of local frames, the one frame kept beside the "
+                             "parts, or its EM twin) whitens them (local='auto' or True): fit with local=False and "
+                             "shape='columns' to keep every row exact.") from None
 
     def logpdf(self, X) -> np.ndarray:
         "$\\log p(x)$ of each row of `X` (NaN entries integrated out in every part)."
@@ -384,11 +384,10 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
     `out` beside the fit at the share $\\beta$ its held-out rows fit (`stack_weight`), where that mixture beats the fit
     alone on them, each half scored with the share fitted on the other half (`_stacked_gain`; by more than the standard
     error where the twin whitens columns the fit keeps on their own axes). A kept twin of a given rank then has its rank
-    doubled while its own held-out mean rises (`_TWIN_DOUBLINGS` at most, where its training rows times columns are
-    at most `_TWIN_CELLS`), and is decided again. Returns the one frame's
-    held-out log densities: the mixture's where the twin is kept, else `one_rows`. No twin where the fit is already an
-    EM fit, where `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous
-    (or the reverse). The twin's map is fitted to the training rows alone, so it may whiten a column whose only missing
+    doubled while its own held-out mean rises and the rule still keeps it (`_TWIN_DOUBLINGS` at most, where its training
+    rows times columns are at most `_TWIN_CELLS`), and is decided again. Returns the one frame's held-out log densities:
+    the mixture's where the twin is kept, else `one_rows`. No twin where the fit is already an EM fit, where
+    `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous (or the reverse). The twin's map is fitted to the training rows alone, so it may whiten a column whose only missing
     entries (`holes`, per column of the table) are in held-out rows: it is then refitted with shape='columns', as a part is."""
     one = out.one
     if getattr(base, 'solver', 'radon') != 'radon' or not _em_allowed(base): return one_rows
@@ -463,7 +462,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if held.any():
         one_rows = _held_rows(one, before_refit(one), X, held)  # before its refit, which the held-out rows' counts join
         out.scores['one'] = float(np.average(one_rows, weights=w[held]))
-        if keep == 'auto': one_rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
+        if keep == 'auto':  # the one frame's EM twin beside it, where that wins
+            one_rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
     columns = smooth_columns(Z, flags)
     if len(columns) < 2 or keep is False: return out  # a frame is an orientation: one column has none
     if not held.any() and keep != True: return out  # nothing to compare on
