@@ -7,11 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 import numpy as np
 from .datapass import Summary
-from .steps import TableSettings, feature_label, rad_dictionaries
+from .dictionaries import PointMass
+from .learn import learn_dictionaries
+from .tables import standardize, table_dictionaries
+from .steps import TableSettings, feature_label, rad_dictionaries, em_rows
 from .solver import _COEF_FLOOR
 
 # %% auto #0
-__all__ = ['EMFit', 'em_fit']
+__all__ = ['EMFit', 'em_fit', 'em_result', 'em_grow']
 
 # %% ../nbs/03h_em.ipynb #c4302074
 @dataclass
@@ -47,6 +50,24 @@ def em_fit(summary: Summary, ranks, settings: TableSettings = TableSettings(), d
         summary.without_held(), settings.dictionaries, settings.standardize, settings.max_discrete, discrete=discrete,
         names=labels, n_components=ranks[0] if len(ranks) == 1 else ranks, random_state=random_state, return_fit=True,
         **({} if not len(summary.held_out) else dict(held=summary.held_out, held_weights=summary.held_weights())))
+    return em_result(std, table, center, scale, fit, coef_floor)
+
+def em_result(dictionaries, table, center, scale, fit: dict, coef_floor: float = _COEF_FLOOR) -> EMFit:
+    "The `EMFit` of a dictionary EM's `fit` as `rad_dictionaries` returns it, with its dictionaries and units."
     coefs = [(1 - coef_floor) * np.asarray(c) + coef_floor / len(c) for c in fit['coefs']]
-    return EMFit(np.asarray(fit['weights'], dtype=float), coefs, std, table, center, scale, len(fit['weights']),
+    return EMFit(np.asarray(fit['weights'], dtype=float), coefs, dictionaries, table, center, scale, len(fit['weights']),
                  fit.get('rank_scores', {}), int(fit['n_iter']), [float(s) for s in fit['scores']], bool(fit['converged']))
+
+def em_grow(summary: Summary, fit: EMFit, rank: int, coef_floor: float = _COEF_FLOOR, random_state=None) -> EMFit:
+    """`fit` (an `em_fit` on the summary `summary`, mapped as it was) at the rank `rank`: the dictionary EM from `fit`'s
+    learned atoms on the rows `em_fit` fits (the sample without its held-out rows, stopped on those), its units and
+    point masses kept. It skips what a fit from scratch spends most of its time on: the 1-D mixtures and the race of
+    starts (`learn_dictionaries`)."""
+    train = summary.without_held()
+    rows, w = train.subsample(em_rows(sum(map(len, fit.dictionaries)), len(train.sample)))
+    held = ({} if not len(summary.held_out) else
+            dict(held=standardize(summary.held_out, fit.center, fit.scale), held_weights=summary.held_weights()))
+    std, out = learn_dictionaries(standardize(rows, fit.center, fit.scale), int(rank), start=fit.dictionaries,
+                                  row_weights=w, random_state=random_state, **held)
+    values = [[a.value for a in d if isinstance(a, PointMass)] for d in fit.table]  # point masses do not move
+    return em_result(std, table_dictionaries(std, fit.center, fit.scale, values), fit.center, fit.scale, out, coef_floor)

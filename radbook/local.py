@@ -367,25 +367,28 @@ def _frame_kind(one):
     score = lambda kind: -np.inf if np.isnan(one.shape_scores_.get(kind, np.nan)) else one.shape_scores_[kind]
     return max(('whiten', 'ica'), key=score)
 
-def _fit_twin(base, X, sample_weight, kind, holes, **params):
+def _fit_twin(base, X, sample_weight, kind, holes, start=None, **params):
     """`base` fitted by its dictionary EM alone (solver='em') with the map `kind` and `params`, refitted with
-    shape='columns' where its map (fitted to the training rows) whitens a column with holes elsewhere (`holes`)."""
-    twin = clone(base).set_params(solver='em', shape=kind, **params).fit(X, sample_weight=sample_weight)
-    if holes[getattr(twin.shape_, 'group', np.zeros(0, np.intp))].any():
-        twin = clone(base).set_params(solver='em', shape='columns', **params).fit(X, sample_weight=sample_weight)
+    shape='columns' where its map whitens a column with holes elsewhere (`holes`). With `start` (a smaller twin's
+    `_em_start`, `grown`) it is read off that instead of fitted from scratch. The twin keeps its own `_em_start`, to grow from."""
+    def fitted(kind, start):
+        twin = clone(base).set_params(solver='em', shape=kind, **params)
+        twin._keeps_start = True
+        return twin.fit(X, sample_weight=sample_weight) if start is None else twin._fit_em_from(X, start)
+    twin = fitted(kind, start)
+    if holes[getattr(twin.shape_, 'group', np.zeros(0, np.intp))].any(): twin = fitted('columns', None)
     return twin
 
-_TWIN_DOUBLINGS = 2  # a kept twin's rank is doubled while its held-out score rises, at most this many times ...
-_TWIN_CELLS = 50_000  # ... where its training rows times columns are at most this many (each doubling costs an EM
-# fit of twice the rank: on `diamonds`' 20,000 rows two of them took the fit from 22 to 40 s, on `digits` 18 to 21 s)
+_TWIN_DOUBLINGS = 2  # a kept twin's rank is doubled while its held-out score rises, at most this many times (each
+# doubling one EM from the smaller twin's atoms, `em_grow`: 1 to 3 s on `diamonds`' 20,000 rows and on `digits`)
 
 def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> np.ndarray:
     """Fit the one frame's EM twin (`base` with solver='em' in the one frame's kind of map, `_frame_kind`) and keep it in
     `out` beside the fit at the share $\\beta$ its held-out rows fit (`stack_weight`), where that mixture beats the fit
     alone on them, each half scored with the share fitted on the other half (`_stacked_gain`; by more than the standard
     error where the twin whitens columns the fit keeps on their own axes). A kept twin of a given rank then has its rank
-    doubled while its own held-out mean rises and the rule still keeps it (`_TWIN_DOUBLINGS` at most, where its training
-    rows times columns are at most `_TWIN_CELLS`), and is decided again. Returns the one frame's held-out log densities:
+    doubled while its own held-out mean rises and the rule still keeps it (`_TWIN_DOUBLINGS` at most; the larger twin
+    grown from the smaller one's atoms by one EM, `em_grow`), and is decided again. Returns the one frame's held-out log densities:
     the mixture's where the twin is kept, else `one_rows`. No twin where the fit is already an EM fit, where
     `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous (or the reverse). The twin's map is fitted to the training rows alone, so it may whiten a column whose only missing
     entries (`holes`, per column of the table) are in held-out rows: it is then refitted with shape='columns', as a part is."""
@@ -404,10 +407,11 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
     if [is_discrete(d) for d in twin.dictionaries_] != flags: return one_rows
     twin_rows = rows(twin)
     alpha, gain, kept = decide(twin_rows)
-    cells = int(((w > 0) & ~held).sum()) * len(flags)  # the EM's training rows times columns
-    if kept and isinstance(base.n_components, numbers.Integral) and cells <= _TWIN_CELLS:  # more components while they score higher
+    if kept and isinstance(base.n_components, numbers.Integral):  # more components while they score higher
         for _ in range(_TWIN_DOUBLINGS):
-            try: bigger = _fit_twin(base, X, sample_weight, kind, holes, n_components=2 * twin.n_components_)
+            rank = 2 * twin.n_components_
+            try: bigger = _fit_twin(base, X, sample_weight, kind, holes, twin._em_start.grown(rank, base.coef_floor, base.random_state),
+                                    n_components=rank)
             except ValueError: break
             if [is_discrete(d) for d in bigger.dictionaries_] != flags: break
             bigger_rows = rows(bigger)

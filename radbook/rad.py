@@ -25,7 +25,7 @@ from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_f
 from .shape import Shape, ShapedDensity, table_shape, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 from .local import LocalFit, fit_local
-from .em import em_fit
+from .em import EMFit, em_fit, em_grow
 
 # %% auto #0
 __all__ = ['BasePairwiseDensity', 'RAD']
@@ -41,6 +41,26 @@ class _Stream:
     rng: object
     options: PaperOptions
     shape: Shape
+
+@dataclass
+class _EMStart:
+    """A fit by the dictionary EM before it becomes an estimator's: the EM's fit, the map, the units' held-out offset,
+    and the summary of the rows it was fitted to (before the map), which a larger rank fits again (`grown`)."""
+    fit: EMFit
+    shape: Shape
+    units: float
+    summary: Summary
+
+    def grown(self, rank: int, coef_floor: float, random_state=None) -> "_EMStart":
+        "This fit at the rank `rank`, from its learned atoms on the same rows (`em_grow`)."
+        fit = em_grow(self.shape.map_summary(self.summary), self.fit, rank, coef_floor, random_state)
+        return _EMStart(fit, self.shape, self.units, self.summary)
+
+def _em_start(fit: EMFit, shape: Shape, summary: Summary) -> _EMStart:
+    "`_EMStart` of an EM `fit` under the map `shape` on the rows that `summary` sums (the held-out ones give the units' offset)."
+    units = (_units_offset(summary.held_out, summary.held_weights(), fit.dictionaries, fit.scale, shape)
+             if len(summary.held_out) else 0.0)
+    return _EMStart(fit, shape, units, summary)
 
 _DEPRECATED = 'deprecated'  # the default of keywords on their way out: set, they still work, with a FutureWarning
 
@@ -498,8 +518,8 @@ class RAD(BasePairwiseDensity):
         local frames run (see `local`) and solver='em' is allowed (no smoothing, no paper_options, learned dictionaries),
         and kept where the mixture of the two beats the Radon fit alone on the held-out rows, each half scored with the
         share fitted on the other half; a kept twin's rank (with an integer `n_components`) is then doubled while its
-        held-out score rises and the rule still keeps it, twice at most, on tables of at most 50,000 training rows times
-        columns (`n_components_` of `em_frame_`); None otherwise. Then `density_` is a `MixtureDensity` (the Radon fit's
+        held-out score rises and the rule still keeps it, twice at most, each larger twin one EM from the smaller one's
+        atoms (`n_components_` of `em_frame_`); None otherwise. Then `density_` is a `MixtureDensity` (the Radon fit's
         components first, then the twin's), `shape_` is None, and the other attributes describe `global_`.
     em_weight_ : float
         The twin's weight $\\beta$ within the one frame, fitted on the held-out rows (0.0 without a twin).
@@ -607,28 +627,40 @@ class RAD(BasePairwiseDensity):
         seed = int(rng.randint(2**31 - 1))  # as a Radon fit: the rows' own random numbers (sample, split)
         return self._em_solve(self._summary(X, seed, weights)[0], rng)
 
-    def _em_solve(self, summary: Summary, rng):
-        "The shape step and `em_fit` on a summary, and the fitted attributes: the EM's mixture is the density."
+    def _fit_em_from(self, X, start: _EMStart):
+        """This estimator (solver='em') fitted to the rows `X` by the EM fit `start` (an `_em_start`, such as a smaller
+        fit's `grown`), with the map it was fitted in."""
+        X = self._input(X)
+        self._check_em()
+        self._stream, self.n_features_in_ = None, len(start.fit.dictionaries)
+        self._em_solve(None, None, start)
+        return self._take(None)
+
+    def _em_solve(self, summary: Summary, rng, start: _EMStart = None):
+        """The shape step and `em_fit` on a summary (or their results, `start`), and the fitted attributes: the EM's
+        mixture is the density."""
         for name in _PROJECTION_ATTRIBUTES: self.__dict__.pop(name, None)  # a refit after a Radon fit: no stale projections
-        discrete = [c.discrete for c in self._columns] if self._columns is not None else None
-        ranks = self._ranks()
-        shape, self.shape_scores_ = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete, discrete,
-                                                rank=ranks[len(ranks) // 2])  # the map too from the training rows alone
-        fit = em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,
-                     getattr(self, 'feature_names_in_', None), self.coef_floor, rng)
+        if start is None:
+            discrete = [c.discrete for c in self._columns] if self._columns is not None else None
+            ranks = self._ranks()
+            shape, self.shape_scores_ = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete, discrete,
+                                                    rank=ranks[len(ranks) // 2])  # the map too from the training rows alone
+            start = _em_start(em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,
+                                     getattr(self, 'feature_names_in_', None), self.coef_floor, rng), shape, summary)
+        else: self.shape_scores_ = {}  # a given map
+        self._em_start, fit, shape = start, start.fit, start.shape
         if not fit.converged:
             warnings.warn(f"{type(self).__name__}(solver='em') stopped at its EM's cap of iterations before its held-out "
                           "rows stopped it.", ConvergenceWarning)
         self.n_components_, self.smoothing_, self.smoothing_scores_ = fit.n_components, 0.0, {}
-        units = (_units_offset(summary.held_out, summary.held_weights(), fit.dictionaries, fit.scale, shape)
-                 if len(summary.held_out) else 0.0)
+        units = start.units
         self.rank_scores_ = {F: v + units for F, v in fit.rank_scores.items()}  # in the table's units, as score
         self.combine_, self.combine_scores_ = 'best', {}
         self.weights_, self.coefs_, self.dictionaries_ = fit.weights, fit.coefs, fit.table
         self.center_, self.scale_ = fit.center, fit.scale
         self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, []
         self.validation_curve_ = [(i, s + units) for i, s in enumerate(fit.scores)]
-        self.n_samples_seen_ = summary.n_samples
+        self.n_samples_seen_ = start.summary.n_samples
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, fit.table)
         self.shape_ = None if shape.identity else shape
         if self.shape_ is not None: self.density_ = ShapedDensity(self.density_, self.shape_)
@@ -658,7 +690,10 @@ class RAD(BasePairwiseDensity):
         return self
 
     def _take(self, fit: LocalFit):
-        "This estimator as the result of `fit_local` (`fit`), or as a fit in one frame made in place (`fit=None`)."
+        """This estimator as the result of `fit_local` (`fit`), or as a fit in one frame made in place (`fit=None`). The EM
+        fit an EM fit holds on to (`_em_start`, with its summary) is dropped but where `fit_local` asked for it, to grow
+        its one frame's twin (`_keeps_start`)."""
+        if not getattr(self, '_keeps_start', False): self.__dict__.pop('_em_start', None)
         if fit is None:
             self.global_, self.parts_, self.part_weights_, self.partition_, self.local_scores_ = None, [], np.ones(1), None, {}
             self.local_, self.global_weight_, self.em_frame_, self.em_weight_ = False, 1.0, None, 0.0
@@ -674,7 +709,8 @@ class RAD(BasePairwiseDensity):
         self.global_weight_ = fit.share if self.local_ else 1.0
         self.em_frame_, self.em_weight_ = fit.twin, fit.twin_share if fit.twin is not None else 0.0
         for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
-            if f is not None: f.__dict__.pop('_held_density', None)
+            if f is None: continue
+            for name in ('_held_density', '_em_start', '_keeps_start'): f.__dict__.pop(name, None)
         self.__dict__.pop('_held_density', None)  # a previous fit's
         if self.local_ or fit.twin is not None: self.density_, self.shape_ = fit.density, None
         return self

@@ -8,11 +8,12 @@ from radbook.rad import RAD
 
 
 class CountingRAD(RAD):
-    "RAD that counts its fits (fit_local clones it, so every clone counts into the class)."
-    fits = 0
+    "RAD that counts its fits (fit_local clones it, so every clone counts into the class), and the parts' among them."
+    fits = parts = 0
 
     def fit(self, X, y=None, sample_weight=None):
         type(self).fits += 1
+        type(self).parts += self.n_components == local.PART_PARAMS['n_components']  # the parts' rank search
         return super().fit(X, y, sample_weight=sample_weight)
 
 
@@ -28,15 +29,15 @@ def clouds():
 
 def _fit(X, abandon, monkeypatch):
     monkeypatch.setattr(local, '_ABANDON', abandon)
-    CountingRAD.fits = 0
+    CountingRAD.fits = CountingRAD.parts = 0
     out = fit_local(CountingRAD(n_init=2, local=False, random_state=0), X)
-    return out, CountingRAD.fits
+    return out, CountingRAD.parts
 
 
 def test_parts_that_win_are_never_abandoned(clouds, monkeypatch):
     kept, fits = _fit(clouds, local._ABANDON, monkeypatch)
     assert kept.parts and 'local' in kept.scores and 'bound_gain' not in kept.scores
-    assert fits == 2 + kept.partition.n_parts  # the one frame, its EM twin and every part
+    assert fits == kept.partition.n_parts  # every part
     never, _ = _fit(clouds, np.inf, monkeypatch)  # no abandoning at all: the same parts, the same scores
     assert never.scores == kept.scores
     np.testing.assert_array_equal(never.density.logpdf(clouds[:50]), kept.density.logpdf(clouds[:50]))
@@ -64,9 +65,10 @@ def test_the_one_frame_keeps_its_share(clouds, monkeypatch):
     else:  # the floor binds: it costs at most -log(1 - floor) nats per row against the parts alone
         assert s['parts'] + np.log1p(-local._MIN_SHARE) - 1e-12 <= s['local']
     alone = local.LocalFit(fit.one, fit.parts, fit.weights).density  # the parts alone
+    frame = local.LocalFit(fit.one, [], np.ones(1), None, {}, 1.0, fit.twin, fit.twin_share).density  # with its twin, if kept
     rows = np.ones(len(clouds), bool)
     with np.errstate(divide='ignore'):
-        expect = np.logaddexp(np.log(fit.share) + _held_rows(fit.one, fit.one.density_, clouds, rows),
+        expect = np.logaddexp(np.log(fit.share) + _held_rows(fit.one, frame, clouds, rows),
                               np.log1p(-fit.share) + _held_rows(fit.one, alone, clouds, rows))
     np.testing.assert_allclose(_held_rows(fit.one, fit.density, clouds, rows), expect, rtol=1e-10)
     np.testing.assert_allclose(fit.density.weights.sum(), 1.0)  # still a mixture: every component's weight sums to one
@@ -76,7 +78,7 @@ def test_parts_far_behind_stop_after_the_first(clouds, monkeypatch):
     # a threshold every bound passes (more than 100 nats per row *ahead*) makes the first part's rows decide
     out, fits = _fit(clouds, -100.0, monkeypatch)
     assert not out.parts and 'local' not in out.scores and out.scores['bound_gain'] > -100
-    assert fits == 3  # the one frame, its EM twin and the largest part only
+    assert fits == 1  # the largest part only
     assert out.density is out.one.density_ if out.twin is None else out.density.parts[0] is out.one.density_
 
 
@@ -187,3 +189,23 @@ def test_a_radon_fit_is_judged_before_its_refit():
     assert local.before_refit(em) is em.density_
     mixed = RAD(random_state=0).fit(X)
     assert getattr(mixed, '_held_density', None) is None and getattr(mixed.global_, '_held_density', None) is None
+
+
+def test_a_kept_twin_grows_from_its_own_atoms(monkeypatch):
+    "A doubling learns no dictionaries again: the larger twin is one EM from the smaller one's atoms, in its units."
+    import statsmodels.api as sm
+    import radbook.rad as rad_module
+    X = sm.datasets.fair.load_pandas().data.iloc[:3000]
+    calls, grow = [], rad_module.em_grow
+    def spy(summary, fit, rank, *args, **kwargs):
+        calls.append((fit, grow(summary, fit, rank, *args, **kwargs)))
+        return calls[-1][1]
+    monkeypatch.setattr(rad_module, 'em_grow', spy)
+    rad = RAD(random_state=0).fit(X)
+    assert rad.em_frame_ is not None and calls  # the twin is kept here, and its rank was doubled at least once
+    for small, big in calls:
+        assert big.n_components == 2 * small.n_components
+        np.testing.assert_array_equal(big.center, small.center)
+        np.testing.assert_array_equal(big.scale, small.scale)
+        assert [len(d) for d in big.dictionaries] == [len(d) for d in small.dictionaries]  # the same atoms, moved
+    assert rad.em_frame_.n_components_ in [10] + [big.n_components for _, big in calls]
