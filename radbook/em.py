@@ -22,7 +22,8 @@ class EMFit:
     """What `em_fit` returns: the mixture (`weights`, and `coefs` floored as the solver's), its dictionaries in standard
     units and in the table's (`table`), the units, the rank and every candidate's held-out score (`rank_scores`, mean
     log-likelihood per row in standard units; empty for one rank), the EM's chosen iterate and held-out score per
-    iteration (standard units), and whether it stopped on its held-out rows before its cap of iterations."""
+    iteration (standard units), whether it stopped on its held-out rows before its cap of iterations, and how many of the
+    sample's rows it fitted (`n_rows`)."""
     weights: np.ndarray
     coefs: list
     dictionaries: list
@@ -34,6 +35,7 @@ class EMFit:
     n_iter: int
     scores: list
     converged: bool = True
+    n_rows: int = None
 
 def em_fit(summary: Summary, ranks, settings: TableSettings = TableSettings(), discrete=None, names=None,
            coef_floor: float = _COEF_FLOOR, random_state=None) -> EMFit:
@@ -56,7 +58,8 @@ def em_result(dictionaries, table, center, scale, fit: dict, coef_floor: float =
     "The `EMFit` of a dictionary EM's `fit` as `rad_dictionaries` returns it, with its dictionaries and units."
     coefs = [(1 - coef_floor) * np.asarray(c) + coef_floor / len(c) for c in fit['coefs']]
     return EMFit(np.asarray(fit['weights'], dtype=float), coefs, dictionaries, table, center, scale, len(fit['weights']),
-                 fit.get('rank_scores', {}), int(fit['n_iter']), [float(s) for s in fit['scores']], bool(fit['converged']))
+                 fit.get('rank_scores', {}), int(fit['n_iter']), [float(s) for s in fit['scores']], bool(fit['converged']),
+                 fit.get('n_rows'))
 
 def em_grow(summary: Summary, fit: EMFit, rank: int, coef_floor: float = _COEF_FLOOR, random_state=None) -> EMFit:
     """`fit` (an `em_fit` on the summary `summary`, mapped as it was) at the rank `rank`: the dictionary EM from `fit`'s
@@ -64,10 +67,11 @@ def em_grow(summary: Summary, fit: EMFit, rank: int, coef_floor: float = _COEF_F
     point masses kept. It skips what a fit from scratch spends most of its time on: the 1-D mixtures and the race of
     starts (`learn_dictionaries`)."""
     train = summary.without_held()
-    rows, w = train.subsample(em_rows(sum(map(len, fit.dictionaries)), len(train.sample)))
+    rows, w = train.subsample(fit.n_rows or em_rows(sum(map(len, fit.dictionaries)), len(train.sample)))
     held = ({} if not len(summary.held_out) else
             dict(held=standardize(summary.held_out, fit.center, fit.scale), held_weights=summary.held_weights()))
     std, out = learn_dictionaries(standardize(rows, fit.center, fit.scale), int(rank), start=fit.dictionaries,
                                   row_weights=w, random_state=random_state, **held)
+    out['n_rows'] = len(rows)
     values = [[a.value for a in d if isinstance(a, PointMass)] for d in fit.table]  # point masses do not move
     return em_result(std, table_dictionaries(std, fit.center, fit.scale, values), fit.center, fit.scale, out, coef_floor)

@@ -410,8 +410,9 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
     if kept and isinstance(base.n_components, numbers.Integral):  # more components while they score higher
         for _ in range(_TWIN_DOUBLINGS):
             rank = 2 * twin.n_components_
-            try: bigger = _fit_twin(base, X, sample_weight, kind, holes, twin._em_start.grown(rank, base.coef_floor, base.random_state),
-                                    n_components=rank)
+            try:  # in the twin's own map: `kind`, or 'columns' where it was refitted so
+                start = twin._em_start.grown(rank, base.coef_floor, base.random_state)
+                bigger = _fit_twin(base, X, sample_weight, twin.shape, holes, start, n_components=rank)
             except ValueError: break
             if [is_discrete(d) for d in bigger.dictionaries_] != flags: break
             bigger_rows = rows(bigger)
@@ -419,6 +420,7 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
             if not decide(bigger_rows)[2]: break  # a larger twin the rule would drop: keep the one it keeps
             twin, twin_rows = bigger, bigger_rows
         alpha, gain, kept = decide(twin_rows)
+    for name in ('_em_start', '_keeps_start'): twin.__dict__.pop(name, None)  # done growing: no summary of rows kept
     out.scores.update(em=float(np.average(twin_rows, weights=v)), em_share=1 - alpha,
                       em_gain=float(np.average(gain, weights=v)))
     if not kept: return one_rows

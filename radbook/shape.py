@@ -18,7 +18,7 @@ from .steps import discrete_columns, rad_dictionaries
 
 # %% auto #0
 __all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'ica_rotation',
-           'ShapedDensity', 'shape_step', 'shape_scores', 'choose_shape', 'table_shape']
+           'ShapedDensity', 'shape_step', 'shape_scores', 'cv_shape_scores', 'choose_shape', 'table_shape']
 
 # %% ../nbs/03f_shape.ipynb #10ee3c78
 def yeo_johnson(u, lam) -> np.ndarray:
@@ -296,15 +296,17 @@ def shape_step(summary: Summary, kind: str, columns) -> Shape:
 _SHAPE_ROWS = 2000  # the candidates' EMs fit at most this many of the summary's rows
 
 def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=None, max_discrete: int = 16,
-                 rank: int = 8, random_state=0, max_rows: int = _SHAPE_ROWS, per_row: bool = False) -> dict:
+                 rank: int = 8, random_state=0, max_rows: int = _SHAPE_ROWS, per_row: bool = False,
+                 min_rows: int = 20) -> dict:
     """How well RAD's own first stage fits each candidate shape of the continuous `columns`: the held-out mean
     log-likelihood, in the table's units (the map's and the units' Jacobians added over the continuous columns), of
     the mixture that RAD's learned dictionaries fit by tied-atom EM (`rad_dictionaries`, rank `rank`) on the summary's
     sample without its held-out rows (at most `max_rows` of them: `Summary.without_held`), scored on the held-out rows.
-    NaN when there is nothing to compare. With `per_row`, each held-out row's log-likelihood instead of the mean."""
+    NaN when there is nothing to compare (no held-out rows, or fewer than `min_rows` fitting ones). With `per_row`, each
+    held-out row's log-likelihood instead of the mean."""
     columns = np.asarray(columns, dtype=np.intp)
     fitting, held = summary.without_held(max_rows), summary.held_out
-    if not len(columns) or len(held) < 2 or len(fitting.sample) < 20: return {kind: np.nan for kind in kinds}  # scalars, per_row or not
+    if not len(columns) or len(held) < 2 or len(fitting.sample) < min_rows: return {kind: np.nan for kind in kinds}  # scalars, per_row or not
     scores = {}
     for kind in kinds:
         shape = Shape(summary.n_features) if kind is None else shape_step(fitting, kind, columns)
@@ -324,16 +326,56 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     return scores if per_row else {kind: float(np.average(v, weights=w)) for kind, v in scores.items()}
 
 _ROTATIONS = ('whiten', 'ica')  # the shapes that turn columns together
+_CV_HELD, _CV_FOLDS, _CV_ROWS = 15, 5, 12  # fewer held-out rows than this: the candidates are scored on 5 folds of all
+# the rows instead, each fitted to at least 12 rows
+
+def _with_held(summary: Summary, rows, index, keys, weights) -> Summary:
+    "`summary` with the rows `rows` (their `index`, stream-0 `keys` and `weights`) as its held-out rows instead."
+    out = copy.copy(summary)
+    out.held_index, out._held_keys, out.held_out, out.held_weight, out.n_held_out = index, keys, rows, weights, len(rows)
+    return out
+
+def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discrete: int = 16, rank: int = 8,
+                    random_state=0, folds: int = _CV_FOLDS, min_rows: int = _CV_ROWS) -> dict:
+    """`shape_scores` per row on every row of a small unweighted table whose summary holds them all (its sample and its
+    held-out rows): each of `folds` folds (by stream-0 number, a uniform split) scored by the candidates fitted to the
+    rest (at least `min_rows` of them), so that every row scores once. None where the summary does not hold every row
+    or the rows are weighted."""
+    if summary.weighted: return None
+    extra = ~np.isin(summary.held_index, summary.sample_index)  # held-out rows the sample lacks (a sample without them)
+    index, keys, rows, weights = (np.concatenate([a, b[extra]]) for a, b in
+                                  [(summary.sample_index, summary.held_index), (summary._sample_keys, summary._held_keys),
+                                   (summary.sample, summary.held_out), (summary.sample_weight, summary.held_weight)])
+    if len(index) != summary.n_samples: return None
+    pool = copy.copy(summary)
+    pool.sample_index, pool._sample_keys, pool.sample, pool.sample_weight = index, keys, rows, weights
+    fold = np.empty(len(index), np.intp)
+    fold[np.argsort(keys, kind='stable')] = np.arange(len(index)) % folds
+    out = {kind: np.full(len(index), np.nan) for kind in kinds}
+    for f in range(folds):
+        mine = fold == f
+        scores = shape_scores(_with_held(pool, rows[mine], index[mine], keys[mine], weights[mine]), columns, kinds,
+                              discrete, max_discrete, rank, random_state, per_row=True, min_rows=min_rows)
+        for kind in kinds:
+            if np.ndim(scores[kind]): out[kind][mine] = scores[kind]
+    return {kind: v if not np.isnan(v).any() else np.nan for kind, v in out.items()}
 
 def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0,
                  max_rows: int = _SHAPE_ROWS) -> tuple:
     """`(shape, scores)`: the candidate with the best mean `shape_scores` among None and 'columns' (both keep every
     marginal exact), and the better rotation ('whiten' or 'ica') only where it beats that one by more than the standard
     error of their per-row difference (a rotation makes marginals over part of its columns unavailable: it has to pay
-    for that); fitted on the whole summary (`shape_step`), and the mean scores."""
-    rows = shape_scores(summary, columns, (None, 'columns') + _ROTATIONS, discrete=discrete, max_discrete=max_discrete,
-                        rank=rank, random_state=random_state, max_rows=max_rows, per_row=True)
-    w = summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
+    for that); fitted on the whole summary (`shape_step`), and the mean scores. With fewer than `_CV_HELD` held-out
+    rows, too few to tell the candidates apart, every row of a small table scores instead (`cv_shape_scores`)."""
+    kinds = (None, 'columns') + _ROTATIONS
+    rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
+    if len(summary.held_out) < _CV_HELD:
+        rows = cv_shape_scores(summary, columns, kinds, discrete, max_discrete, rank, random_state)
+        w = None
+    if rows is None:
+        rows = shape_scores(summary, columns, kinds, discrete=discrete, max_discrete=max_discrete, rank=rank,
+                            random_state=random_state, max_rows=max_rows, per_row=True)
+        w = summary.held_weights()
     scores = {kind: float(np.average(v, weights=w)) if np.ndim(v) else float(v) for kind, v in rows.items()}
     mean = lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind]
     best, turn = max((None, 'columns'), key=mean), max(_ROTATIONS, key=mean)

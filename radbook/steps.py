@@ -155,6 +155,7 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
             scoring = {} if held is None else dict(held=standardize(held, center, scale), held_weights=held_weights)
             std, fit = learn(standardize(rows, center, scale), n_components, start=std, row_weights=w_em, random_state=rng,
                              **scoring)
+            fit['n_rows'] = len(rows)  # the sample's rows the EM fitted (a larger rank grows on the same: `em_grow`)
         out = std, table_dictionaries(std, center, scale, values), center, scale
         return out + (fit,) if return_fit else out
     if isinstance(dictionaries, str):

@@ -31,6 +31,7 @@ def _fit(X, abandon, monkeypatch):
     monkeypatch.setattr(local, '_ABANDON', abandon)
     CountingRAD.fits = CountingRAD.parts = 0
     out = fit_local(CountingRAD(n_init=2, local=False, random_state=0), X)
+    assert CountingRAD.fits == 2 + CountingRAD.parts  # the one frame and its EM twin once each (a doubling grows, unfitted)
     return out, CountingRAD.parts
 
 
@@ -196,16 +197,29 @@ def test_a_kept_twin_grows_from_its_own_atoms(monkeypatch):
     import statsmodels.api as sm
     import radbook.rad as rad_module
     X = sm.datasets.fair.load_pandas().data.iloc[:3000]
-    calls, grow = [], rad_module.em_grow
+    import radbook.steps as steps_module
+    calls, grow, growing, learned = [], rad_module.em_grow, [False], []
     def spy(summary, fit, rank, *args, **kwargs):
-        calls.append((fit, grow(summary, fit, rank, *args, **kwargs)))
+        growing[0] = True
+        try: calls.append((fit, grow(summary, fit, rank, *args, **kwargs)))
+        finally: growing[0] = False
         return calls[-1][1]
+    scan = steps_module.auto_dictionary
+    def counted(*args, **kwargs):
+        learned.append(growing[0])
+        return scan(*args, **kwargs)
     monkeypatch.setattr(rad_module, 'em_grow', spy)
+    monkeypatch.setattr(steps_module, 'auto_dictionary', counted)
     rad = RAD(random_state=0).fit(X)
     assert rad.em_frame_ is not None and calls  # the twin is kept here, and its rank was doubled at least once
+    assert learned and not any(learned)  # 1-D mixtures were fitted, but none while growing
     for small, big in calls:
-        assert big.n_components == 2 * small.n_components
+        assert big.n_components == 2 * small.n_components and big.n_rows == small.n_rows  # the same rows
         np.testing.assert_array_equal(big.center, small.center)
         np.testing.assert_array_equal(big.scale, small.scale)
         assert [len(d) for d in big.dictionaries] == [len(d) for d in small.dictionaries]  # the same atoms, moved
-    assert rad.em_frame_.n_components_ in [10] + [big.n_components for _, big in calls]
+    if rad.em_frame_.n_components_ > 10:  # the kept twin is a grown one
+        assert any(rad.em_frame_.weights_ is big.weights for _, big in calls)
+    assert '_em_start' not in vars(rad.em_frame_) and '_keeps_start' not in vars(rad.em_frame_)
+    out = fit_local(RAD(random_state=0, local=False), X)  # called directly: no summary of rows left behind either
+    assert out.twin is not None and '_em_start' not in vars(out.twin) and '_keeps_start' not in vars(out.twin)
