@@ -38,11 +38,12 @@ class EMFit:
     n_rows: int = None
 
 def em_fit(summary: Summary, ranks, settings: TableSettings = TableSettings(), discrete=None, names=None,
-           coef_floor: float = _COEF_FLOOR, random_state=None) -> EMFit:
+           coef_floor: float = _COEF_FLOOR, random_state=None, start: str = None) -> EMFit:
     """RAD's model fitted by likelihood alone (`solver='em'`): the dictionary EM of `rad_dictionaries` on the summary's
     sample without its held-out rows, at the one rank of `ranks` or at each of them (`learn_ranks`), its mixture kept,
     coefficients floored by `coef_floor`. `settings` says how the table is read (RAD's own learned dictionaries only);
-    `discrete[n]` forces a column to point masses; `names` name the columns in messages."""
+    `discrete[n]` forces a column to point masses; `names` name the columns in messages; `start` names the one start
+    to fit where the starts would race (`rad_dictionaries`)."""
     if not settings.automatic or settings.dictionaries == 'marginal':
         raise ValueError(f"solver='em' fits RAD's learned dictionaries with the mixture (dictionaries='auto'), got "
                          f"dictionaries={settings.dictionaries!r}; use solver='radon' for given or marginal dictionaries.")
@@ -50,7 +51,7 @@ def em_fit(summary: Summary, ranks, settings: TableSettings = TableSettings(), d
     labels = [feature_label(names, n) for n in range(summary.n_features)]
     std, table, center, scale, fit = rad_dictionaries(
         summary.without_held(), settings.dictionaries, settings.standardize, settings.max_discrete, discrete=discrete,
-        names=labels, n_components=ranks[0] if len(ranks) == 1 else ranks, random_state=random_state, return_fit=True,
+        names=labels, n_components=ranks[0] if len(ranks) == 1 else ranks, random_state=random_state, return_fit=True, start=start,
         **({} if not len(summary.held_out) else dict(held=summary.held_out, held_weights=summary.held_weights())))
     return em_result(std, table, center, scale, fit, coef_floor)
 

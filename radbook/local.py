@@ -367,13 +367,15 @@ def _frame_kind(one):
     score = lambda kind: -np.inf if np.isnan(one.shape_scores_.get(kind, np.nan)) else one.shape_scores_[kind]
     return max(('whiten', 'ica'), key=score)
 
-def _fit_twin(base, X, sample_weight, kind, holes, start=None, **params):
+def _fit_twin(base, X, sample_weight, kind, holes, start=None, race=None, **params):
     """`base` fitted by its dictionary EM alone (solver='em') with the map `kind` and `params`, refitted with
     shape='columns' where its map whitens a column with holes elsewhere (`holes`). With `start` (a smaller twin's
-    `_em_start`, `grown`) it is read off that instead of fitted from scratch. The twin keeps its own `_em_start`, to grow from."""
+    `_em_start`, `grown`) it is read off that instead of fitted from scratch. The twin keeps its own `_em_start`, to grow from.
+    `race` names the start that won its Radon fit's race of starts (`RAD._dictionary_start`): the twin's EM fits that
+    start alone, without a race of its own (`rad_dictionaries`)."""
     def fitted(kind, start):
         twin = clone(base).set_params(solver='em', shape=kind, **params)
-        twin._keeps_start = True
+        twin._keeps_start, twin._race_winner = True, race
         return twin.fit(X, sample_weight=sample_weight) if start is None else twin._fit_em_from(X, start)
     twin = fitted(kind, start)
     if holes[getattr(twin.shape_, 'group', np.zeros(0, np.intp))].any(): twin = fitted('columns', None)
@@ -402,7 +404,7 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
         alpha = stack_weight(one_rows, twin_rows, v)
         gain = _stacked_gain(one_rows, twin_rows, v)
         return alpha, gain, bool(alpha < 1 and _beats(gain, v, _whitens_more(one, [twin])))
-    try: twin = _fit_twin(base, X, sample_weight, kind, holes)
+    try: twin = _fit_twin(base, X, sample_weight, kind, holes, race=getattr(one, '_dictionary_start', None))
     except ValueError: return one_rows  # a table the EM cannot fit: the fit alone
     if [is_discrete(d) for d in twin.dictionaries_] != flags: return one_rows
     twin_rows = rows(twin)
@@ -420,7 +422,7 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
             if not decide(bigger_rows)[2]: break  # a larger twin the rule would drop: keep the one it keeps
             twin, twin_rows = bigger, bigger_rows
         alpha, gain, kept = decide(twin_rows)
-    for name in ('_em_start', '_keeps_start'): twin.__dict__.pop(name, None)  # done growing: no summary of rows kept
+    for name in ('_em_start', '_keeps_start', '_race_winner'): twin.__dict__.pop(name, None)  # done: no summary of rows kept
     out.scores.update(em=float(np.average(twin_rows, weights=v)), em_share=1 - alpha,
                       em_gain=float(np.average(gain, weights=v)))
     if not kept: return one_rows

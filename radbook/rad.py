@@ -243,6 +243,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, fit.loss_curve
         self.validation_curve_ = fit.validation_curve
         self.n_samples_seen_ = stream.counts.n_samples
+        self._dictionary_start = plan.start  # the start that won the dictionary EM's race: its EM twin's (notebook `03g_local`)
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, plan.table)
         self.shape_ = None if stream.shape.identity else stream.shape
         if self.shape_ is not None: self.density_ = ShapedDensity(self.density_, self.shape_)
@@ -646,7 +647,8 @@ class RAD(BasePairwiseDensity):
             shape, self.shape_scores_ = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete, discrete,
                                                     rank=ranks[len(ranks) // 2])  # the map too from the training rows alone
             start = _em_start(em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,
-                                     getattr(self, 'feature_names_in_', None), self.coef_floor, rng), shape, summary)
+                                     getattr(self, 'feature_names_in_', None), self.coef_floor, rng,
+                                     getattr(self, '_race_winner', None)), shape, summary)  # a twin: its Radon fit's start
         else: self.shape_scores_ = {}  # a given map
         self._em_start, fit, shape = start, start.fit, start.shape
         if not fit.converged:
@@ -710,7 +712,7 @@ class RAD(BasePairwiseDensity):
         self.em_frame_, self.em_weight_ = fit.twin, fit.twin_share if fit.twin is not None else 0.0
         for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
             if f is None: continue
-            for name in ('_held_density', '_em_start', '_keeps_start'): f.__dict__.pop(name, None)
+            for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner'): f.__dict__.pop(name, None)
         self.__dict__.pop('_held_density', None)  # a previous fit's
         if self.local_ or fit.twin is not None: self.density_, self.shape_ = fit.density, None
         return self

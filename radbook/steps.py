@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from .checks import Settings
 from .dictionaries import auto_dictionary, check_dictionaries, point_mass, _few_values
-from .learn import learn_dictionaries, learn_ranks, grid_starts, _GRID_ROWS, _GRID_ATOMS
+from .learn import GRID_STARTS, learn_dictionaries, learn_ranks, grid_starts, _GRID_ROWS, _GRID_ATOMS
 from .radon import feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators
 from .datapass import Counts, data_pass, split_counts, summarize, Summary, _NO_CAP, _BASE_ROWS
 from .tables import robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete
@@ -110,7 +110,7 @@ def discrete_columns(summary: Summary, max_discrete: int = 16, discrete=None) ->
 
 def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool = True, max_discrete: int = 16,
                      max_atoms: int = None, discrete=None, names=None, n_components: int = 8, random_state=None,
-                     return_fit: bool = False, held=None, held_weights=None) -> tuple:
+                     return_fit: bool = False, held=None, held_weights=None, start: str = None) -> tuple:
     """Dictionaries and units of a table from its data-pass `Summary` alone: `(dictionaries in standard units,
     dictionaries in the table's units, center, scale)` (step 2 above). `discrete[n]` forces a column to point masses
     (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'marginal' reads each
@@ -121,7 +121,9 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     with Laplacian twins of the BIC-sized ones; on tables of 5,000 rows or more also from two quantile grids of 12
     Gaussians or 12 Laplacians per continuous column (`grid_starts`), the best start by held-out score. Units, 1-D
     mixtures and grids come from the sample's first 10,000 rows. `return_fit=True` appends the EM's fit (None without one).
-    `held` rows of the table (weighted by `held_weights`) score the EM instead of a share of its rows (`tied_em`)."""
+    `held` rows of the table (weighted by `held_weights`) score the EM instead of a share of its rows (`tied_em`).
+    `start` names the one start to fit where the starts would race (an earlier race's winner, `fit['start']`): the others
+    are not made, nor the 1-D mixtures unless they are that start."""
     K, N = summary.n_samples, summary.n_features
     rng = check_random_state(random_state)
     base, w = summary.subsample(_BASE_ROWS)  # and the rows' weights when it holds them all (None: unweighted, or drawn by weight)
@@ -129,6 +131,9 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     if isinstance(dictionaries, str) and dictionaries in AUTO_DICTIONARIES:
         learned, fit = dictionaries != 'marginal', None
         grid = learned and K >= _GRID_ROWS  # the EM also tries quantile grids of each continuous column's values
+        if grid and start is not None and start not in ('1-D mixtures',) + tuple(GRID_STARTS):
+            raise ValueError(f"start must name one of the starts ('1-D mixtures', {', '.join(map(repr, GRID_STARTS))}), got {start!r}.")
+        scan = not (grid and start is not None and start != '1-D mixtures')  # a grid start alone needs no 1-D mixtures
         center, scale = units(base)
         Z = standardize(base, center, scale)
         is_discrete = discrete_columns(summary, max_discrete, discrete)
@@ -145,10 +150,15 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
                 if w is not None:  # weighted rows: the 1-D mixtures see a resample drawn by weight
                     z = z[rng.choice(len(z), size=len(z), p=w[seen] / w[seen].sum())]
                 std.append(auto_dictionary(z, max_discrete=max_discrete, discrete=False, max_atoms=max_atoms, random_state=rng,
-                                           laplacians=learned, scales=(1, 2) if not learned or len(base) < _BASE_ROWS else _LEARN_SCALES))
+                                           laplacians=learned, scales=(1, 2) if not learned or len(base) < _BASE_ROWS else _LEARN_SCALES)
+                           if scan else None)
                 values.append(np.unique(base[seen, n])); cols.append(z)
         if learned:  # the atoms' places and widths fitted with the mixture, on more of the sample (point masses stay)
-            if grid: std = {'1-D mixtures': std, **grid_starts(cols, _GRID_ATOMS if max_atoms is None else min(_GRID_ATOMS, max_atoms))}
+            if grid:
+                std = {**({'1-D mixtures': std} if scan else {}),
+                       **(grid_starts(cols, _GRID_ATOMS if max_atoms is None else min(_GRID_ATOMS, max_atoms))
+                          if start != '1-D mixtures' else {})}
+                if start is not None: std = {start: std[start]}  # no race
             n_atoms = max(sum(map(len, st)) for st in std.values()) if grid else sum(map(len, std))
             rows, w_em = summary.subsample(em_rows(n_atoms, len(summary.sample)))
             learn = learn_dictionaries if isinstance(n_components, numbers.Integral) else learn_ranks
@@ -199,7 +209,8 @@ def radon_statistics(sample, ranges, dictionaries, pairs, n_bins: int, random_st
 class Plan:
     """Everything a fit fixes before it counts (steps 2 and 3): the dictionaries (standard units and the table's), the
     units, the dictionary EM's mixture (`warm`, or None), the pairs and bins, the `operators`, and two functions of raw
-    rows: `prepare` (to standard units) and `check` (the same, refusing a discrete value without a point mass)."""
+    rows: `prepare` (to standard units) and `check` (the same, refusing a discrete value without a point mass), and the
+    start that won the dictionary EM's race (`start`, None without a race)."""
     seed: int
     n_bins: int
     dictionaries: list
@@ -211,6 +222,7 @@ class Plan:
     operators: Operators
     prepare: object
     check: object
+    start: str = None
 
 def summary_pass(X, seed: int, settings: TableSettings = TableSettings(), discrete=None, names=None,
                  sample_weight=None) -> Summary:
@@ -248,7 +260,8 @@ def plan_fit(summary: Summary, seed: int, n_bins: int, settings: TableSettings =
     warm = None if fit is None else (fit['coefs'], fit['weights'])  # the EM's mixture: the solver's first start
     return Plan(seed, n_bins, dictionaries, table, center, scale, warm, pairs, ops, prepare,
                 partial(standard_rows, center=center, scale=scale, dictionaries=table, names=labels,
-                        hint="the first chunk given to partial_fit fixes the dictionaries"))
+                        hint="the first chunk given to partial_fit fixes the dictionaries"),
+                None if fit is None else fit.get('start'))
 
 def count_pass(X, plan: Plan, validation_fraction: float = 0.2, prepare=None, offset: int = 0, sample_weight=None,
                progress: bool = False) -> Counts:

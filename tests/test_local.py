@@ -223,3 +223,19 @@ def test_a_kept_twin_grows_from_its_own_atoms(monkeypatch):
     assert '_em_start' not in vars(rad.em_frame_) and '_keeps_start' not in vars(rad.em_frame_)
     out = fit_local(RAD(random_state=0, local=False), X)  # called directly: no summary of rows left behind either
     assert out.twin is not None and '_em_start' not in vars(out.twin) and '_keeps_start' not in vars(out.twin)
+
+
+def test_the_twin_fits_the_start_its_radon_fit_raced_to(monkeypatch):
+    "On 5,000 rows or more the dictionary EM races its starts: the twin fits the Radon fit's winner alone, without a race."
+    from radbook.dictionaries import paper_family
+    import radbook.rad as rad_module
+    X = paper_family('gaussian', random_state=0).sample(7000, random_state=1)[0]
+    starts, em = [], rad_module.em_fit
+    def spy(*args, **kwargs):
+        starts.append(args[7] if len(args) > 7 else kwargs.get('start'))
+        return em(*args, **kwargs)
+    monkeypatch.setattr(rad_module, 'em_fit', spy)
+    out = fit_local(RAD(random_state=0, local=False, n_init=2), X)
+    asked = starts[0]  # the twin is the first EM fit
+    assert asked is not None and asked == out.one._dictionary_start  # the Radon fit raced, and the twin took its winner
+    assert 'em' in out.scores
