@@ -51,7 +51,8 @@ def em_fit(summary: Summary, ranks, settings: TableSettings = TableSettings(), d
     labels = [feature_label(names, n) for n in range(summary.n_features)]
     std, table, center, scale, fit = rad_dictionaries(
         summary.without_held(), settings.dictionaries, settings.standardize, settings.max_discrete, discrete=discrete,
-        names=labels, n_components=ranks[0] if len(ranks) == 1 else ranks, random_state=random_state, return_fit=True, start=start,
+        names=labels, n_components=ranks[0] if len(ranks) == 1 else ranks, random_state=random_state, return_fit=True,
+        start=start,
         **({} if not len(summary.held_out) else dict(held=summary.held_out, held_weights=summary.held_weights())))
     return em_result(std, table, center, scale, fit, coef_floor)
 
@@ -59,8 +60,8 @@ def em_result(dictionaries, table, center, scale, fit: dict, coef_floor: float =
     "The `EMFit` of a dictionary EM's `fit` as `rad_dictionaries` returns it, with its dictionaries and units."
     coefs = [(1 - coef_floor) * np.asarray(c) + coef_floor / len(c) for c in fit['coefs']]
     return EMFit(np.asarray(fit['weights'], dtype=float), coefs, dictionaries, table, center, scale, len(fit['weights']),
-                 fit.get('rank_scores', {}), int(fit['n_iter']), [float(s) for s in fit['scores']], bool(fit['converged']),
-                 fit.get('n_rows'))
+                 fit.get('rank_scores', {}), int(fit['n_iter']), [float(s) for s in fit['scores']],
+                 bool(fit['converged']), fit.get('n_rows'))
 
 def em_grow(summary: Summary, fit: EMFit, rank: int, coef_floor: float = _COEF_FLOOR, random_state=None) -> EMFit:
     """`fit` (an `em_fit` on the summary `summary`, mapped as it was) at the rank `rank`: the dictionary EM from `fit`'s

@@ -370,9 +370,9 @@ def _frame_kind(one):
 def _fit_twin(base, X, sample_weight, kind, holes, start=None, race=None, **params):
     """`base` fitted by its dictionary EM alone (solver='em') with the map `kind` and `params`, refitted with
     shape='columns' where its map whitens a column with holes elsewhere (`holes`). With `start` (a smaller twin's
-    `_em_start`, `grown`) it is read off that instead of fitted from scratch. The twin keeps its own `_em_start`, to grow from.
-    `race` names the start that won its Radon fit's race of starts (`RAD._dictionary_start`): the twin's EM fits that
-    start alone, without a race of its own (`rad_dictionaries`)."""
+    `_em_start`, `grown`) it is read off that instead of fitted from scratch. The twin keeps its own `_em_start`, to
+    grow from. `race` names the start that won its Radon fit's race of starts (`RAD._dictionary_start`): the twin's EM
+    fits that start alone, without a race of its own (`rad_dictionaries`)."""
     def fitted(kind, start):
         twin = clone(base).set_params(solver='em', shape=kind, **params)
         twin._keeps_start, twin._race_winner = True, race
@@ -390,8 +390,8 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
     alone on them, each half scored with the share fitted on the other half (`_stacked_gain`; by more than the standard
     error where the twin whitens columns the fit keeps on their own axes). A kept twin of a given rank then has its rank
     doubled while its own held-out mean rises and the rule still keeps it (`_TWIN_DOUBLINGS` at most; the larger twin
-    grown from the smaller one's atoms by one EM, `em_grow`), and is decided again. Returns the one frame's held-out log densities:
-    the mixture's where the twin is kept, else `one_rows`. No twin where the fit is already an EM fit, where
+    grown from the smaller one's atoms by one EM, `em_grow`), and is decided again. Returns the one frame's held-out
+    log densities: the mixture's where the twin is kept, else `one_rows`. No twin where the fit is already an EM fit, where
     `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous (or the reverse). The twin's map is fitted to the training rows alone, so it may whiten a column whose only missing
     entries (`holes`, per column of the table) are in held-out rows: it is then refitted with shape='columns', as a part is."""
     one = out.one
@@ -422,7 +422,7 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
             if not decide(bigger_rows)[2]: break  # a larger twin the rule would drop: keep the one it keeps
             twin, twin_rows = bigger, bigger_rows
         alpha, gain, kept = decide(twin_rows)
-    for name in ('_em_start', '_keeps_start', '_race_winner'): twin.__dict__.pop(name, None)  # done: no summary of rows kept
+    for name in ('_em_start', '_keeps_start', '_race_winner'): twin.__dict__.pop(name, None)  # done: no rows kept
     out.scores.update(em=float(np.average(twin_rows, weights=v)), em_share=1 - alpha,
                       em_gain=float(np.average(gain, weights=v)))
     if not kept: return one_rows

@@ -57,7 +57,7 @@ class _EMStart:
         return _EMStart(fit, self.shape, self.units, self.summary)
 
 def _em_start(fit: EMFit, shape: Shape, summary: Summary) -> _EMStart:
-    "`_EMStart` of an EM `fit` under the map `shape` on the rows that `summary` sums (the held-out ones give the units' offset)."
+    "`_EMStart` of an EM `fit` under the map `shape` on the rows `summary` sums (its held-out rows: the units' offset)."
     units = (_units_offset(summary.held_out, summary.held_weights(), fit.dictionaries, fit.scale, shape)
              if len(summary.held_out) else 0.0)
     return _EMStart(fit, shape, units, summary)
@@ -243,7 +243,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, fit.loss_curve
         self.validation_curve_ = fit.validation_curve
         self.n_samples_seen_ = stream.counts.n_samples
-        self._dictionary_start = plan.start  # the start that won the dictionary EM's race: its EM twin's (notebook `03g_local`)
+        self._dictionary_start = plan.start  # the start that won the dictionary EM's race: its twin's (notebook 03g)
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, plan.table)
         self.shape_ = None if stream.shape.identity else stream.shape
         if self.shape_ is not None: self.density_ = ShapedDensity(self.density_, self.shape_)
@@ -644,11 +644,11 @@ class RAD(BasePairwiseDensity):
         if start is None:
             discrete = [c.discrete for c in self._columns] if self._columns is not None else None
             ranks = self._ranks()
-            shape, self.shape_scores_ = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete, discrete,
-                                                    rank=ranks[len(ranks) // 2])  # the map too from the training rows alone
+            shape, self.shape_scores_ = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete,
+                                                    discrete, rank=ranks[len(ranks) // 2])  # the map from training rows
             start = _em_start(em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,
                                      getattr(self, 'feature_names_in_', None), self.coef_floor, rng,
-                                     getattr(self, '_race_winner', None)), shape, summary)  # a twin: its Radon fit's start
+                                     getattr(self, '_race_winner', None)), shape, summary)  # a twin: its fit's start
         else: self.shape_scores_ = {}  # a given map
         self._em_start, fit, shape = start, start.fit, start.shape
         if not fit.converged:

@@ -132,7 +132,8 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
         learned, fit = dictionaries != 'marginal', None
         grid = learned and K >= _GRID_ROWS  # the EM also tries quantile grids of each continuous column's values
         if grid and start is not None and start not in ('1-D mixtures',) + tuple(GRID_STARTS):
-            raise ValueError(f"start must name one of the starts ('1-D mixtures', {', '.join(map(repr, GRID_STARTS))}), got {start!r}.")
+            known = ', '.join(map(repr, ('1-D mixtures',) + tuple(GRID_STARTS)))
+            raise ValueError(f"start must name one of the starts ({known}), got {start!r}.")
         scan = not (grid and start is not None and start != '1-D mixtures')  # a grid start alone needs no 1-D mixtures
         center, scale = units(base)
         Z = standardize(base, center, scale)
