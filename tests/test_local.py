@@ -196,8 +196,8 @@ def test_a_kept_twin_grows_from_its_own_atoms(monkeypatch):
     "A doubling learns no dictionaries again: the larger twin is one EM from the smaller one's atoms, in its units."
     import statsmodels.api as sm
     import radbook.rad as rad_module
-    X = sm.datasets.fair.load_pandas().data.iloc[:3000]
     import radbook.steps as steps_module
+    X = sm.datasets.fair.load_pandas().data.iloc[:3000]
     calls, grow, growing, learned = [], rad_module.em_grow, [False], []
     def spy(summary, fit, rank, *args, **kwargs):
         growing[0] = True
