@@ -25,7 +25,8 @@ from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_f
 from .shape import Shape, ShapedDensity, table_shape, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 from .local import LocalFit, fit_local
-from .em import EMFit, em_fit, em_grow
+from .em import EMFit, em_fit, em_grow, em_result
+from .independent import independent_fit
 
 # %% auto #0
 __all__ = ['BasePairwiseDensity', 'RAD']
@@ -197,13 +198,16 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         self.n_features_in_ = summary.n_features
         return summary, table, discrete, names
 
-    def _begin(self, X, seed: int, rng, options: PaperOptions, weights=None) -> _Stream:
-        "Steps 1 to 4 (summary, plan, counts) of a fit or of a stream's first chunk."
+    def _begin(self, X, seed: int, rng, options: PaperOptions, weights=None, stream: bool = False) -> _Stream:
+        """Steps 1 to 4 (summary, plan, counts) of a fit or of a stream's first chunk (`stream`); without a plan or
+        counts where the shape step chose a rotation at rank one (`independent_fit`: a fit's choice, never a stream's)."""
         summary, table, discrete, names = self._summary(X, seed, weights)
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
         ranks = self._ranks()
         rank = ranks[len(ranks) // 2]  # the dictionary EM's rank: the middle of the candidates
-        shape, self.shape_scores_ = table_shape(summary, self._shape_kind(), self.max_discrete, discrete, rank=rank)
+        shape, self.shape_scores_, independent = table_shape(summary, self._shape_kind(), self.max_discrete, discrete,
+                                                             rank=rank, solo=not stream)
+        if independent: return _Stream(None, summary, None, None, None, options, shape)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
                         rank=rank, random_state=rng)
         counts = count_pass(X, plan, self.validation_fraction, prepare=shape.through(plan.prepare), sample_weight=weights,
@@ -271,7 +275,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                 options = self._paper_options()
                 self._solver_settings(options); self._check_table_params()
                 rng = check_random_state(self.random_state)
-                stream = self._begin(X, int(rng.randint(2**31 - 1)), rng, options, weights)
+                stream = self._begin(X, int(rng.randint(2**31 - 1)), rng, options, weights, stream=True)
             else:
                 plan, n = stream.plan, stream.rows
                 stream.summary += summarize(check_chunk(X), n, plan.seed, float(self.validation_fraction),
@@ -644,8 +648,10 @@ class RAD(BasePairwiseDensity):
         if start is None:
             discrete = [c.discrete for c in self._columns] if self._columns is not None else None
             ranks = self._ranks()
-            shape, self.shape_scores_ = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete,
-                                                    discrete, rank=ranks[len(ranks) // 2])  # the map from training rows
+            shape, scores, independent = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete,
+                                                     discrete, rank=ranks[len(ranks) // 2])  # the map from training rows
+            if independent: return self._independent_solve(summary, shape, scores)
+            self.shape_scores_ = scores
             start = _em_start(em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,
                                      getattr(self, 'feature_names_in_', None), self.coef_floor, rng,
                                      getattr(self, '_race_winner', None)), shape, summary)  # a twin: its fit's start
@@ -667,6 +673,26 @@ class RAD(BasePairwiseDensity):
         self.shape_ = None if shape.identity else shape
         if self.shape_ is not None: self.density_ = ShapedDensity(self.density_, self.shape_)
         self._held_density = None  # no refit: the EM trains without its held-out rows
+        return self
+
+    def _solve(self, stream: _Stream, rng, settings: SolverSettings):
+        "The Radon solve (`BasePairwiseDensity._solve`), or `_independent_solve` where the shape step chose rank one."
+        if stream.plan is None: return self._independent_solve(stream.summary, stream.shape, self.shape_scores_)
+        return super()._solve(stream, rng, settings)
+
+    def _independent_solve(self, summary: Summary, shape: Shape, scores: dict):
+        """The fitted attributes of RAD at rank one in the map `shape` (`independent_fit`, notebook `03e1_independent`),
+        set as a dictionary-EM fit's: fitted to every row of the summary's sample and, for its held-out rows to judge
+        (`local`), to the others (`_held_density`)."""
+        discrete = [c.discrete for c in self._columns] if getattr(self, '_columns', None) is not None else None
+        mapped, units = shape.map_summary(summary), TableSettings.of(self).standardize
+        fit = lambda s: em_result(*independent_fit(s, self.max_discrete, discrete, units), self.coef_floor)
+        self._em_solve(None, None, _em_start(fit(mapped), shape, summary))
+        self.shape_scores_ = scores
+        if len(summary.held_out):
+            held = fit(mapped.without_held())
+            self._held_density = DictionaryCPD(held.weights, held.coefs, held.table)
+            if self.shape_ is not None: self._held_density = ShapedDensity(self._held_density, self.shape_)
         return self
 
     def _partial_fit_em(self, X, sample_weight=None):

@@ -15,6 +15,8 @@ from .dictionaries import DictionaryCPD, peel_heavy
 from .tables import robust_scale, standardize
 from .datapass import Summary, _BASE_ROWS
 from .steps import discrete_columns, rad_dictionaries
+from .independent import independent_fit
+from .solver import _COEF_FLOOR
 
 # %% auto #0
 __all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'ica_rotation',
@@ -294,6 +296,13 @@ def shape_step(summary: Summary, kind: str, columns) -> Shape:
 
 # %% ../nbs/03f_shape.ipynb #a5f427d3
 _SHAPE_ROWS = 2000  # the candidates' EMs fit at most this many of the summary's rows
+_ROTATIONS = ('whiten', 'ica')  # the shapes that turn columns together
+_INDEPENDENT = ', independent'  # a candidate's name ends so where it is RAD at rank one in its map (`independent_fit`)
+_SOLO = tuple(kind + _INDEPENDENT for kind in _ROTATIONS)  # the rotations at rank one: independent components
+
+def _independent(kind) -> bool: return isinstance(kind, str) and kind.endswith(_INDEPENDENT)
+def _map_of(kind): return kind[:-len(_INDEPENDENT)] if _independent(kind) else kind
+def _same_map(kind, base): return base + _INDEPENDENT if _independent(kind) else base
 
 def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=None, max_discrete: int = 16,
                  rank: int = 8, random_state=0, max_rows: int = _SHAPE_ROWS, per_row: bool = False,
@@ -301,21 +310,29 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     """How well RAD's own first stage fits each candidate shape of the continuous `columns`: the held-out mean
     log-likelihood, in the table's units (the map's and the units' Jacobians added over the continuous columns), of
     the mixture that RAD's learned dictionaries fit by tied-atom EM (`rad_dictionaries`, rank `rank`) on the summary's
-    sample without its held-out rows (at most `max_rows` of them: `Summary.without_held`), scored on the held-out rows.
+    sample without its held-out rows (at most `max_rows` of them: `Summary.without_held`), scored on the held-out rows;
+    for a rotation named with ', independent' ('whiten, independent', 'ica, independent'), RAD at rank one in that map
+    instead (`independent_fit`, notebook `03e1_independent`).
     NaN when there is nothing to compare (no held-out rows, or fewer than `min_rows` fitting ones). With `per_row`, each
     held-out row's log-likelihood instead of the mean."""
     columns = np.asarray(columns, dtype=np.intp)
     fitting, held = summary.without_held(max_rows), summary.held_out
     if not len(columns) or len(held) < 2 or len(fitting.sample) < min_rows: return {kind: np.nan for kind in kinds}  # scalars, per_row or not
-    scores = {}
+    scores, shapes = {}, {}
     for kind in kinds:
-        shape = Shape(summary.n_features) if kind is None else shape_step(fitting, kind, columns)
-        if kind in _ROTATIONS and not len(shape.group) and 'columns' in scores:  # nothing to whiten: the same map as 'columns'
-            scores[kind] = scores['columns']
+        base = _map_of(kind)
+        if base not in shapes: shapes[base] = Shape(summary.n_features) if base is None else shape_step(fitting, base, columns)
+        shape = shapes[base]
+        if base in _ROTATIONS and not len(shape.group) and _same_map(kind, 'columns') in scores:  # nothing to whiten
+            scores[kind] = scores[_same_map(kind, 'columns')]
             continue
         mapped = shape.map_summary(fitting)
-        std, _, center, scale, fit = rad_dictionaries(mapped, 'auto', max_discrete=max_discrete, discrete=discrete,
-                                                      n_components=rank, random_state=random_state, return_fit=True)
+        if _independent(kind):  # rank one: each mapped column its own 1-D mixture, in closed form
+            std, _, center, scale, fit = independent_fit(mapped, max_discrete, discrete)
+            fit['coefs'] = [(1 - _COEF_FLOOR) * c + _COEF_FLOOR / len(c) for c in fit['coefs']]  # as `em_result` floors
+        else:
+            std, _, center, scale, fit = rad_dictionaries(mapped, 'auto', max_discrete=max_discrete, discrete=discrete,
+                                                          n_components=rank, random_state=random_state, return_fit=True)
         Z = standardize(shape.transform(held), center, scale)
         seen = ~np.isnan(held[:, columns])
         units = -(np.log(scale[columns]) * seen).sum(axis=1)
@@ -325,7 +342,6 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     w = summary.held_weights()
     return scores if per_row else {kind: float(np.average(v, weights=w)) for kind, v in scores.items()}
 
-_ROTATIONS = ('whiten', 'ica')  # the shapes that turn columns together
 _CV_HELD, _CV_FOLDS, _CV_ROWS = 15, 5, 12  # fewer held-out rows than this: the candidates are scored on 5 folds of all
 # the rows instead, each fitted to at least 12 rows
 
@@ -361,16 +377,19 @@ def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discret
     return {kind: v if not np.isnan(v).any() else np.nan for kind, v in out.items()}
 
 def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0,
-                 max_rows: int = _SHAPE_ROWS) -> tuple:
-    """`(shape, scores)`: the candidate with the best mean `shape_scores` among None and 'columns' (both keep every
-    marginal exact), and the better rotation ('whiten' or 'ica') only where it beats that one by more than the standard
-    error of their per-row difference (a rotation makes marginals over part of its columns unavailable: it has to pay
-    for that); fitted on the whole summary (`shape_step`), and the mean scores. With fewer than `_CV_HELD` held-out
-    rows, too few to tell the candidates apart, every row of a small table scores instead (`cv_shape_scores`)."""
+                 max_rows: int = _SHAPE_ROWS, solo: bool = True) -> tuple:
+    """`(shape, scores, independent)`: the candidate with the best mean `shape_scores` among None and 'columns' (both
+    keep every marginal exact), and the best rotation ('whiten' or 'ica') only where it beats that one by more than the
+    standard error of their per-row difference (a rotation makes marginals over part of its columns unavailable: it
+    has to pay for that); the map fitted on the whole summary (`shape_step`), the mean scores, and whether the winner is
+    a rotation at rank one. With fewer than `_CV_HELD` held-out rows, too few to tell the candidates apart, every row of
+    a small table scores instead (`cv_shape_scores`), and there the rotations also compete at rank one (`_SOLO`, unless
+    `solo` is False): RAD at rank one in a rotated map (`independent_fit`)."""
     kinds = (None, 'columns') + _ROTATIONS
     rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
     if len(summary.held_out) < _CV_HELD:
-        rows = cv_shape_scores(summary, columns, kinds, discrete, max_discrete, rank, random_state)
+        rows = cv_shape_scores(summary, columns, kinds + (_SOLO if solo else ()), discrete, max_discrete, rank,
+                               random_state)
         w = None
     if rows is None:
         rows = shape_scores(summary, columns, kinds, discrete=discrete, max_discrete=max_discrete, rank=rank,
@@ -378,7 +397,7 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
         w = summary.held_weights()
     scores = {kind: float(np.average(v, weights=w)) if np.ndim(v) else float(v) for kind, v in rows.items()}
     mean = lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind]
-    best, turn = max((None, 'columns'), key=mean), max(_ROTATIONS, key=mean)
+    best, turn = max((None, 'columns'), key=mean), max([kind for kind in _ROTATIONS + _SOLO if kind in rows], key=mean)
     if not np.isnan(scores[turn]) and not np.isnan(scores[best]):
         gain = rows[turn] - rows[best]
         if w is None: m, se = gain.mean(), gain.std(ddof=1) / np.sqrt(len(gain))
@@ -386,13 +405,17 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
             m = np.average(gain, weights=w)
             se = np.sqrt(np.average((gain - m) ** 2, weights=w) * (w ** 2).sum()) / w.sum()
         if m > se: best = turn
-    return (Shape(summary.n_features) if best is None else shape_step(summary, best, columns)), scores
+    shape = Shape(summary.n_features) if best is None else shape_step(summary, _map_of(best), columns)
+    return shape, scores, _independent(best)
 
-def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None, rank: int = 8) -> tuple:
-    """The estimator's shape step: `(shape, scores)` for RAD's `shape` setting `kind` (None: the identity; 'columns',
-    'whiten', 'ica'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back), over the columns its
-    dictionaries treat as continuous (`discrete_columns`)."""
-    if kind is None: return Shape(summary.n_features), {}
+def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None, rank: int = 8,
+                solo: bool = True) -> tuple:
+    """The estimator's shape step: `(shape, scores, independent)` for RAD's `shape` setting `kind` (None: the identity;
+    'columns', 'whiten', 'ica'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back, and whether it
+    chose a rotation at rank one; never with `solo=False`), over the columns its dictionaries treat as continuous
+    (`discrete_columns`)."""
+    if kind is None: return Shape(summary.n_features), {}, False
     continuous = np.flatnonzero(~discrete_columns(summary, max_discrete, discrete))
-    if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank)
-    return shape_step(summary, kind, continuous), {}
+    if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank, solo=solo)
+    return shape_step(summary, kind, continuous), {}, False
+
