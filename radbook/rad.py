@@ -178,7 +178,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         `n_bins='auto'` uses their sum; a row of weight 0 is left out."""
         X = self._input(X)
         weights = self._sample_weight(sample_weight, X)
-        with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead, and stall on busy cores
+        with threadpool_limits(1):  # BLAS products and OpenMP k-means: threads only add overhead, and stall on busy cores
             return self._fit(X, weights)
 
     def _sample_weight(self, sample_weight, X):
@@ -270,7 +270,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         stream = getattr(self, '_stream', None)
         X = self._table(X, reset=stream is None)
         weights = self._sample_weight(sample_weight, X)
-        with threadpool_limits(1, user_api='blas'):
+        with threadpool_limits(1):
             if stream is None:
                 options = self._paper_options()
                 self._solver_settings(options); self._check_table_params()
@@ -598,7 +598,7 @@ class RAD(BasePairwiseDensity):
         if kind is False:
             super().fit(X, y, sample_weight)
             return self._take(None)
-        with threadpool_limits(1, user_api='blas'):  # the partition's small products too
+        with threadpool_limits(1):  # the partition's small products and k-means too
             return self._take(fit_local(self, X, sample_weight, keep=kind))
 
     fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """
@@ -701,7 +701,7 @@ class RAD(BasePairwiseDensity):
         stream = getattr(self, '_stream', None)
         X = self._table(X, reset=stream is None)
         weights = self._sample_weight(sample_weight, X)
-        with threadpool_limits(1, user_api='blas'):
+        with threadpool_limits(1):
             if stream is None:
                 self._check_em()
                 rng = check_random_state(self.random_state)
