@@ -384,7 +384,10 @@ class RAD(BasePairwiseDensity):
         held-out log-likelihood of RAD's own dictionary EM fitted in each space (`choose_shape`, on at most 2,000 of
         the summary's rows; `shape_scores_` holds the scores), a rotation only where it wins by more than its standard
         error; a tie goes to the simpler map, and without held-out rows (validation_fraction=0) or with given dictionaries it
-        is None. The density is read back in the table's units with the map's Jacobian. 'columns', 'whiten' and 'ica' need
+        is None. On a small table (fewer than 15 held-out rows) the candidates are scored by five-fold cross-validation
+        over every row, and there a rotation also competes at rank one, each mapped column its own BIC-sized 1-D
+        mixture ('whiten, independent', 'ica, independent'; notebook `03e1_independent`): where that wins, the fit is
+        RAD at rank one in closed form, without a Radon solve (`n_components_` 1; never for `partial_fit`). The density is read back in the table's units with the map's Jacobian. 'columns', 'whiten' and 'ica' need
         RAD's own dictionaries. For the paper's model, or for conditional means (`RADImputer`), use shape=None.
     local : {'auto', True, False}, default='auto'
         RAD in local frames (notebook `03g_local`): besides the fit in one frame (`shape`), a partition of the rows (a
@@ -436,7 +439,7 @@ class RAD(BasePairwiseDensity):
     Attributes
     ----------
     n_components_ : int
-        Rank F of every run (chosen when n_components='auto').
+        Rank F of every run (chosen when n_components='auto'; 1 where shape='auto' chose a rotation at rank one).
     weights_ : ndarray of shape (n_mixture,)
         Mixture weights; n_mixture is `n_init * n_components_` with init='random' and `combine_` 'average', else
         `n_components_`.
