@@ -42,12 +42,12 @@ def bic_mixture(x, max_components: int = 10, heavy: float = 0.05, patience: int 
 
 # %% ../nbs/03e1_independent.ipynb #9030a945
 def independent_fit(summary: Summary, max_discrete: int = 16, discrete=None, standard_units: bool = True,
-                    prior: float = 1.0, random_state=0) -> tuple:
+                    prior: float = 0.0, random_state=0) -> tuple:
     """RAD at rank one on the summary's sample (at most its first 10,000 rows), in closed form: `(dictionaries in
     standard units, in the table's units, center, scale, fit)`, as `rad_dictionaries(..., return_fit=True)` returns
     them, with the units it sets (`robust_scale`). A discrete column (`discrete_columns`) gets a point mass per value
-    the summary tracks, weighted by its share of the sample's rows with `prior` pseudo-counts each (add-one smoothing:
-a value the sample lacks keeps a share); a continuous one
+    the summary tracks, weighted by its share of the sample's rows, with `prior` pseudo-counts each (0: the frequencies,
+as the dictionary EM's coefficients; 1: add-one smoothing); a continuous one
     its `bic_mixture`. Missing entries are left out of their column; weighted rows are resampled by weight for the
     mixtures. `fit` holds `weights` ([1]), `coefs` (one column each) and the EM's bookkeeping (no iterations)."""
     rng = check_random_state(random_state)

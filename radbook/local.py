@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 from .datapass import held_out_rows
 from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
 from .density import _log_density
+from .shape import _ROTATIONS, _SOLO, _map_of
 
 # %% auto #0
 __all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'fit_partition', 'MixtureDensity', 'LocalFit', 'with_values',
@@ -359,13 +360,14 @@ def _gain(rows, one_rows) -> np.ndarray:
 
 def _frame_kind(one):
     """The `shape` setting that makes the map of the fitted one frame `one` again without choosing it: None, 'columns',
-    or its rotation (its own setting, or under 'auto' the better-scored of 'whiten' and 'ica', as `choose_shape` picks)."""
+    or its rotation (its own setting, or under 'auto' the best-scored of 'whiten' and 'ica', at RAD's rank or at rank one,
+    as `choose_shape` picks)."""
     shape = getattr(one, 'shape_', None)
     if shape is None: return None
     if not len(shape.group): return 'columns'
     if one.shape in ('whiten', 'ica'): return one.shape
     score = lambda kind: -np.inf if np.isnan(one.shape_scores_.get(kind, np.nan)) else one.shape_scores_[kind]
-    return max(('whiten', 'ica'), key=score)
+    return _map_of(max([kind for kind in _ROTATIONS + _SOLO if kind in one.shape_scores_] or ['whiten'], key=score))
 
 def _fit_twin(base, X, sample_weight, kind, holes, start=None, race=None, **params):
     """`base` fitted by its dictionary EM alone (solver='em') with the map `kind` and `params`, refitted with

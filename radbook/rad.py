@@ -198,6 +198,8 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         self.n_features_in_ = summary.n_features
         return summary, table, discrete, names
 
+    def _rank_one_allowed(self) -> bool: return False  # RAD's shape step may choose rank one (`RAD._rank_one_allowed`)
+
     def _begin(self, X, seed: int, rng, options: PaperOptions, weights=None, stream: bool = False) -> _Stream:
         """Steps 1 to 4 (summary, plan, counts) of a fit or of a stream's first chunk (`stream`); without a plan or
         counts where the shape step chose a rotation at rank one (`independent_fit`: a fit's choice, never a stream's)."""
@@ -206,7 +208,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         ranks = self._ranks()
         rank = ranks[len(ranks) // 2]  # the dictionary EM's rank: the middle of the candidates
         shape, self.shape_scores_, independent = table_shape(summary, self._shape_kind(), self.max_discrete, discrete,
-                                                             rank=rank, solo=not stream)
+                                                             rank=rank, solo=not stream and self._rank_one_allowed())
         if independent: return _Stream(None, summary, None, None, None, options, shape)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
                         rank=rank, random_state=rng)
@@ -644,15 +646,15 @@ class RAD(BasePairwiseDensity):
         self._em_solve(None, None, start)
         return self._take(None)
 
-    def _em_solve(self, summary: Summary, rng, start: _EMStart = None):
+    def _em_solve(self, summary: Summary, rng, start: _EMStart = None, stream: bool = False):
         """The shape step and `em_fit` on a summary (or their results, `start`), and the fitted attributes: the EM's
-        mixture is the density."""
-        for name in _PROJECTION_ATTRIBUTES: self.__dict__.pop(name, None)  # a refit after a Radon fit: no stale projections
+        mixture is the density. A `stream`'s shape step never chooses rank one."""
+        for name in _PROJECTION_ATTRIBUTES + ('_dictionary_start',): self.__dict__.pop(name, None)  # after a Radon fit
         if start is None:
             discrete = [c.discrete for c in self._columns] if self._columns is not None else None
             ranks = self._ranks()
             shape, scores, independent = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete,
-                                                     discrete, rank=ranks[len(ranks) // 2])  # the map from training rows
+                                                     discrete, rank=ranks[len(ranks) // 2], solo=not stream)  # training rows
             if independent: return self._independent_solve(summary, shape, scores)
             self.shape_scores_ = scores
             start = _em_start(em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,
@@ -682,6 +684,15 @@ class RAD(BasePairwiseDensity):
         "The Radon solve (`BasePairwiseDensity._solve`), or `_independent_solve` where the shape step chose rank one."
         if stream.plan is None: return self._independent_solve(stream.summary, stream.shape, self.shape_scores_)
         return super()._solve(stream, rng, settings)
+
+    def _rank_one_allowed(self) -> bool:
+        """Whether the shape step may choose rank one (`_independent_solve`): where a fit by the dictionary EM would be
+        allowed (`_check_em`: RAD's learned dictionaries, no smoothing prior, no paper options), since it is set as one."""
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', FutureWarning)
+            try: self._check_em()
+            except ValueError: return False
+        return True
 
     def _independent_solve(self, summary: Summary, shape: Shape, scores: dict):
         """The fitted attributes of RAD at rank one in the map `shape` (`independent_fit`, notebook `03e1_independent`),
@@ -716,7 +727,7 @@ class RAD(BasePairwiseDensity):
                 stream.summary += summarize(check_chunk(X), stream.rows, stream.seed, float(self.validation_fraction),
                                             caps=stream.summary.caps, k=stream.summary.k, weights=weights)
                 stream.rows += len(X)
-            self._em_solve(stream.summary, copy.deepcopy(stream.rng))  # each fit: the same random stream
+            self._em_solve(stream.summary, copy.deepcopy(stream.rng), stream=True)  # each fit: the same random stream
             self._stream = stream
         return self
 

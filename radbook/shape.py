@@ -16,7 +16,6 @@ from .tables import robust_scale, standardize
 from .datapass import Summary, _BASE_ROWS
 from .steps import discrete_columns, rad_dictionaries
 from .independent import independent_fit
-from .solver import _COEF_FLOOR
 
 # %% auto #0
 __all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'ica_rotation',
@@ -296,6 +295,7 @@ def shape_step(summary: Summary, kind: str, columns) -> Shape:
 
 # %% ../nbs/03f_shape.ipynb #a5f427d3
 _SHAPE_ROWS = 2000  # the candidates' EMs fit at most this many of the summary's rows
+_ROTATION_START = 'Gaussian grid'  # a rotation's EM starts from this grid alone where the starts would race (K >= 5,000)
 _ROTATIONS = ('whiten', 'ica')  # the shapes that turn columns together
 _INDEPENDENT = ', independent'  # a candidate's name ends so where it is RAD at rank one in its map (`independent_fit`)
 _SOLO = tuple(kind + _INDEPENDENT for kind in _ROTATIONS)  # the rotations at rank one: independent components
@@ -310,7 +310,8 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     """How well RAD's own first stage fits each candidate shape of the continuous `columns`: the held-out mean
     log-likelihood, in the table's units (the map's and the units' Jacobians added over the continuous columns), of
     the mixture that RAD's learned dictionaries fit by tied-atom EM (`rad_dictionaries`, rank `rank`) on the summary's
-    sample without its held-out rows (at most `max_rows` of them: `Summary.without_held`), scored on the held-out rows;
+    sample without its held-out rows (at most `max_rows` of them: `Summary.without_held`), scored on the held-out rows
+    (a rotation's EM from its `_ROTATION_START` alone, where the starts would race);
     for a rotation named with ', independent' ('whiten, independent', 'ica, independent'), RAD at rank one in that map
     instead (`independent_fit`, notebook `03e1_independent`).
     NaN when there is nothing to compare (no held-out rows, or fewer than `min_rows` fitting ones). With `per_row`, each
@@ -323,16 +324,17 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
         base = _map_of(kind)
         if base not in shapes: shapes[base] = Shape(summary.n_features) if base is None else shape_step(fitting, base, columns)
         shape = shapes[base]
-        if base in _ROTATIONS and not len(shape.group) and _same_map(kind, 'columns') in scores:  # nothing to whiten
-            scores[kind] = scores[_same_map(kind, 'columns')]
-            continue
+        if base in _ROTATIONS and not len(shape.group):  # nothing to whiten: the map is 'columns'; at rank one, that is
+            if _independent(kind): scores[kind] = np.nan  # the independence model, no candidate
+            elif 'columns' in scores: scores[kind] = scores['columns']
+            if kind in scores: continue
         mapped = shape.map_summary(fitting)
-        if _independent(kind):  # rank one: each mapped column its own 1-D mixture, in closed form
-            std, _, center, scale, fit = independent_fit(mapped, max_discrete, discrete)
-            fit['coefs'] = [(1 - _COEF_FLOOR) * c + _COEF_FLOOR / len(c) for c in fit['coefs']]  # as `em_result` floors
+        if _independent(kind):  # rank one: each mapped column its own 1-D mixture, in closed form (frequencies unfloored,
+            std, _, center, scale, fit = independent_fit(mapped, max_discrete, discrete)  # as the EM's coefficients here)
         else:
             std, _, center, scale, fit = rad_dictionaries(mapped, 'auto', max_discrete=max_discrete, discrete=discrete,
-                                                          n_components=rank, random_state=random_state, return_fit=True)
+                                                          n_components=rank, random_state=random_state, return_fit=True,
+                                                          start=_ROTATION_START if base in _ROTATIONS else None)
         Z = standardize(shape.transform(held), center, scale)
         seen = ~np.isnan(held[:, columns])
         units = -(np.log(scale[columns]) * seen).sum(axis=1)
@@ -387,7 +389,7 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
     `solo` is False): RAD at rank one in a rotated map (`independent_fit`)."""
     kinds = (None, 'columns') + _ROTATIONS
     rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
-    if len(summary.held_out) < _CV_HELD:
+    if 0 < len(summary.held_out) < _CV_HELD:
         rows = cv_shape_scores(summary, columns, kinds + (_SOLO if solo else ()), discrete, max_discrete, rank,
                                random_state)
         w = None

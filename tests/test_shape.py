@@ -194,5 +194,26 @@ def test_rank_one_is_a_fit_choice_never_a_stream_nor_a_given_map(tiny):
     stream = RAD(random_state=0).partial_fit(X)
     assert stream.n_components_ != 1 and len(stream.shape_scores_) == 4  # its later chunks add counts: a Radon fit
     assert RAD(shape='whiten', random_state=0).fit(X).n_components_ == 10
+    assert RAD(solver='em', random_state=0).partial_fit(X).n_components_ != 1  # an EM stream neither
+    for settings in (dict(smoothing=1.0), dict(dictionaries='marginal')):  # what a dictionary-EM fit would refuse
+        assert RAD(random_state=0, **settings).fit(X).n_components_ == 10, settings
+    vf0 = RAD(validation_fraction=0, random_state=0).fit(X)  # no held-out rows: no choice, the table as it is
+    assert vf0.shape_ is None and vf0.n_components_ == 10
     again = _RAD(random_state=0).fit(X)
     np.testing.assert_array_equal(again.score_samples(X), _RAD(random_state=0).fit(X).score_samples(X))
+
+
+def test_rank_one_needs_a_rotation():
+    "Where nothing can be whitened (every column but one has holes), rank one would be the independence model: never chosen."
+    from radbook.local import _frame_kind
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        X = rng.multivariate_normal(np.zeros(2), [[1, .9], [.9, 1]], 40)
+        X[rng.choice(40, 4, replace=False), 1] = np.nan
+        est = RAD(random_state=0).fit(X)
+        assert np.isnan(est.shape_scores_['whiten, independent']) and est.n_components_ != 1
+    rng = np.random.default_rng(1)
+    G = rng.multivariate_normal(np.zeros(3), [[1, .9, .8], [.9, 1, .85], [.8, .85, 1]], 60)
+    one = RAD(random_state=0).fit(np.c_[np.exp(G[:, 0] / 2), G[:, 1], G[:, 2] * 3 + 10][:40])
+    best = max((k for k in one.shape_scores_ if k and k != 'columns'), key=one.shape_scores_.get)
+    assert _frame_kind(one) == best.split(',')[0]  # the EM twin's map: the rotation chosen, at rank one or not
