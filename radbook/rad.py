@@ -389,8 +389,9 @@ class RAD(BasePairwiseDensity):
         is None. On a small table (fewer than 15 held-out rows) the candidates are scored by five-fold cross-validation
         over every row, and there a rotation also competes at rank one, each mapped column its own BIC-sized 1-D
         mixture ('whiten, independent', 'ica, independent'; notebook `03e1_independent`): where that wins, the fit is
-        RAD at rank one in closed form, without a Radon solve (`n_components_` 1; never for `partial_fit`). The density is read back in the table's units with the map's Jacobian. 'columns', 'whiten' and 'ica' need
-        RAD's own dictionaries. For the paper's model, or for conditional means (`RADImputer`), use shape=None.
+        RAD at rank one in closed form, without a Radon solve (`n_components_` 1; never for `partial_fit`, nor with
+        settings a dictionary-EM fit refuses). The density is read back in the table's units with the map's Jacobian.
+        'columns', 'whiten' and 'ica' need RAD's own dictionaries. For the paper's model, or for conditional means (`RADImputer`), use shape=None.
     local : {'auto', True, False}, default='auto'
         RAD in local frames (notebook `03g_local`): besides the fit in one frame (`shape`), a partition of the rows (a
         full-covariance Gaussian mixture over the smooth continuous columns, at least two of them, its size by BIC;

@@ -302,7 +302,6 @@ _SOLO = tuple(kind + _INDEPENDENT for kind in _ROTATIONS)  # the rotations at ra
 
 def _independent(kind) -> bool: return isinstance(kind, str) and kind.endswith(_INDEPENDENT)
 def _map_of(kind): return kind[:-len(_INDEPENDENT)] if _independent(kind) else kind
-def _same_map(kind, base): return base + _INDEPENDENT if _independent(kind) else base
 
 def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=None, max_discrete: int = 16,
                  rank: int = 8, random_state=0, max_rows: int = _SHAPE_ROWS, per_row: bool = False,
