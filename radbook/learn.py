@@ -7,13 +7,15 @@ from __future__ import annotations
 import numbers
 import numpy as np
 from sklearn.utils import check_random_state
+import threading
+from contextlib import contextmanager
 from threadpoolctl import threadpool_limits
 from .dictionaries import (atom_spec, auto_dictionary, gaussian, laplacian, point_mass,
                                   atom_floor, peel_heavy, _few_values, _LOG_SQRT_2PI)
 
 # %% auto #0
-__all__ = ['GRID_STARTS', 'atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'tied_em', 'overrelax', 'grid_dictionary',
-           'grid_starts', 'learn_dictionaries', 'learn_ranks']
+__all__ = ['GRID_STARTS', 'atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'single_threaded', 'tied_em', 'overrelax',
+           'grid_dictionary', 'grid_starts', 'learn_dictionaries', 'learn_ranks']
 
 # %% ../nbs/01a_learn.ipynb #5e97f650
 _LEARNABLE = ('norm', 'laplace', 'point')
@@ -115,6 +117,21 @@ def tied_m_step(Z, atoms, resp, E, M, coefs, floors, row_weights=None, prior: fl
         new_atoms.append((kinds, locs, scales))
     return mass / mass.sum(), new_coefs, new_atoms
 
+# %% ../nbs/01a_learn.ipynb #7cfa2e1a
+_threads = threading.local()  # how deep this thread is in `single_threaded` blocks
+
+@contextmanager
+def single_threaded():
+    """One thread for every thread pool (BLAS, OpenMP) while the block runs; a block inside another adds nothing
+    (`threadpool_limits` scans the loaded libraries on every entry)."""
+    depth = getattr(_threads, 'depth', 0)
+    _threads.depth = depth + 1
+    try:
+        if depth: yield
+        else:
+            with threadpool_limits(1): yield
+    finally: _threads.depth = depth
+
 # %% ../nbs/01a_learn.ipynb #a11054e7
 def _check_prior(coef_prior):
     if isinstance(coef_prior, bool) or not isinstance(coef_prior, numbers.Real) or not coef_prior >= 0:
@@ -144,7 +161,7 @@ def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: 
     F = int(n_components)
     weights = np.full(F, 1.0 / F)
     coefs = [rng.dirichlet(np.ones(len(a[1])), size=F).T for a in atoms]
-    with threadpool_limits(1, user_api='blas'):  # thin products: threads only add overhead (and stall on busy cores)
+    with single_threaded():  # thin products: threads only add overhead (and stall on busy cores)
         part = lambda rows: (Z[rows], None if w is None else w[rows])
         scoring = part(val) if held is None else (np.asarray(held, dtype=float),
                                                   None if held_weights is None else np.asarray(held_weights, dtype=float))

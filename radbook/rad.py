@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight
-from threadpoolctl import threadpool_limits
+from .learn import single_threaded
 from .dictionaries import DictionaryCPD, PointMass
 from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize, Summary
 from .density import TableDensityMixin
@@ -178,7 +178,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         `n_bins='auto'` uses their sum; a row of weight 0 is left out."""
         X = self._input(X)
         weights = self._sample_weight(sample_weight, X)
-        with threadpool_limits(1):  # BLAS products and OpenMP k-means: threads only add overhead, and stall on busy cores
+        with single_threaded():  # BLAS products and OpenMP k-means: threads only add overhead, and stall on busy cores
             return self._fit(X, weights)
 
     def _sample_weight(self, sample_weight, X):
@@ -272,7 +272,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         stream = getattr(self, '_stream', None)
         X = self._table(X, reset=stream is None)
         weights = self._sample_weight(sample_weight, X)
-        with threadpool_limits(1):
+        with single_threaded():
             if stream is None:
                 options = self._paper_options()
                 self._solver_settings(options); self._check_table_params()
@@ -604,7 +604,7 @@ class RAD(BasePairwiseDensity):
         if kind is False:
             super().fit(X, y, sample_weight)
             return self._take(None)
-        with threadpool_limits(1):  # the partition's small products and k-means too
+        with single_threaded():  # the partition's small products and k-means too
             return self._take(fit_local(self, X, sample_weight, keep=kind))
 
     fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """
@@ -716,7 +716,7 @@ class RAD(BasePairwiseDensity):
         stream = getattr(self, '_stream', None)
         X = self._table(X, reset=stream is None)
         weights = self._sample_weight(sample_weight, X)
-        with threadpool_limits(1):
+        with single_threaded():
             if stream is None:
                 self._check_em()
                 rng = check_random_state(self.random_state)
