@@ -64,6 +64,8 @@ def _em_start(fit: EMFit, shape: Shape, summary: Summary) -> _EMStart:
     return _EMStart(fit, shape, units, summary)
 
 _DEPRECATED = 'deprecated'  # the default of keywords on their way out: set, they still work, with a FutureWarning
+_ROWS_PER_COMPONENT = 10  # a rank search skips ranks with fewer rows than this per component (a part of 35 rows of iris
+# searched 2, 4 and 8 and chose 8; searching 2 alone scored the same on held-out rows, and iris fits in 0.42 s, not 0.56)
 
 def _units_offset(rows, weights, dictionaries, scale, shape: Shape) -> float:
     """The mean log-Jacobian that takes log densities of `rows` (raw, weighted by `weights`) in the fit's standard units
@@ -94,6 +96,13 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
             return tuple(int(F) for F in grid)
         check_int('n_components', self.n_components, 1)
         return (int(self.n_components),)
+
+    def _searched_ranks(self, summary: Summary) -> tuple:
+        """The ranks the Radon solve may search (n_components='auto'): those of `n_components_grid` with at least
+        `_ROWS_PER_COMPONENT` rows (their weights summed) per component, or the smallest where none has."""
+        grid = tuple(int(F) for F in self.n_components_grid)
+        rows = summary.total_weight if summary.weighted else summary.n_samples
+        return tuple(F for F in grid if F * _ROWS_PER_COMPONENT <= rows) or (min(grid),)
 
     def _paper_options(self) -> PaperOptions:
         "`paper_options` (None: `PaperOptions()`) with the deprecated keywords that set its fields applied, checked."
@@ -228,7 +237,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         "Steps 5 to 7 (`solve_counts`) from the stream's counts, and the fitted attributes."
         plan, ops = stream.plan, stream.plan.operators
         fit = solve_counts(ops.Rs, ops.group, plan.pairs, plan.dictionaries, stream.counts, self.n_components,
-                           self.smoothing, self.n_components_grid, settings,
+                           self.smoothing, self._searched_ranks(stream.summary), settings,
                            held=plan.prepare(stream.shape.map_summary(stream.summary).held_out),
                            held_weight=stream.summary.held_weights(),
                            warm=plan.warm if settings.init == 'random' else None, random_state=rng)
@@ -357,7 +366,8 @@ class RAD(BasePairwiseDensity):
         chosen by held-out log-likelihood).
     n_components_grid : sequence of int, default=(2, 4, 8, 16, 32)
         Candidate ranks for n_components='auto'. They are tried from the middle one up while the held-out
-        log-likelihood improves, then down from the middle if going up did not help (`climb_ranks`).
+        log-likelihood improves, then down from the middle if going up did not help (`climb_ranks`). The Radon solve
+        skips ranks of more than one component per 10 rows (their weights summed; the smallest rank at least).
     max_discrete : int, default=16
         With dictionaries built by RAD (a string), a numeric column with at most this many distinct values (and at most half as many
         as rows) is discrete: one point mass per value. Boolean and categorical columns of a DataFrame always are.

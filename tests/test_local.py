@@ -239,3 +239,18 @@ def test_the_twin_fits_the_start_its_radon_fit_raced_to(monkeypatch):
     asked = starts[0]  # the twin is the first EM fit
     assert asked is not None and asked == out.one._dictionary_start  # the Radon fit raced, and the twin took its winner
     assert 'em' in out.scores
+
+
+def test_a_rank_search_skips_ranks_with_fewer_than_ten_rows_a_component(monkeypatch):
+    "A small part (or table) searches only the ranks its rows can hold: 10 (weighted) rows a component at least."
+    import radbook.rad as rad
+    grids = []
+    solve = rad.solve_counts
+    monkeypatch.setattr(rad, 'solve_counts', lambda *a, **k: grids.append(a[7]) or solve(*a, **k))
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    RAD('auto', local=False, shape=None, random_state=0).fit(X)
+    assert grids[-1] == (2, 4)  # 60 rows: not 8 components (7.5 rows each), nor 16 or 32
+    RAD('auto', local=False, shape=None, random_state=0).fit(X, sample_weight=np.full(60, 0.25))
+    assert grids[-1] == (2,)  # the weights sum to 15: the smallest rank, though it has fewer
+    RAD('auto', local=False, shape=None, random_state=0).fit(np.tile(X, (3, 1)))
+    assert grids[-1] == (2, 4, 8, 16)  # 180 rows
