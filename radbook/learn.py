@@ -5,10 +5,10 @@
 # %% ../nbs/01a_learn.ipynb #569fb47b
 from __future__ import annotations
 import numbers
-import numpy as np
-from sklearn.utils import check_random_state
 import threading
 from contextlib import contextmanager
+import numpy as np
+from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 from .dictionaries import (atom_spec, auto_dictionary, gaussian, laplacian, point_mass,
                                   atom_floor, peel_heavy, _few_values, _LOG_SQRT_2PI)
