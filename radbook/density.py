@@ -43,12 +43,14 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
     `n_seen` fitted rows: an integer column spreads it evenly over its unseen integers inside its fitted range (half of
     it when there are such gaps) and lets the rest decay by half per step beyond either end ($\epsilon_{out}\,2^{-d-1}$
     at distance $d$); a boolean's other value takes all of it, and so does one pseudo-category for a categorical column
-    (`columns[n].kind`). Every component
+    (`columns[n].kind`) and one 'other' value for a numeric column of values that are not all integers (any unseen
+    value of it takes $\epsilon$, as an unseen category does). Every component
     gives an unseen value the same probability, so the row's density is that share times the density of its other
     entries: unseen entries come back as NaN, and `extra` holds per row the log of the shares of its unseen entries.
     Seen values keep their fitted probabilities, so the density of a column sums to $1 + \epsilon$ over all its values
     (a pseudo-count on top of the fit: 0.1% at 1,000 rows), and `marginal` and `conditional` agree with the scores.
-    `impossible` marks the entries with no unseen mass (a non-integer column, `pseudo_count=None`)."""
+    `impossible` marks the entries with no unseen mass (a non-integer value of an integer column, a boolean's third
+    value, `pseudo_count=None`)."""
     X = np.array(X, dtype=float)
     extra, impossible = np.zeros(len(X)), np.zeros(X.shape, bool)
     if pseudo_count is None:
@@ -68,7 +70,7 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
                 d = np.maximum(lo - x, x - hi)  # steps beyond the range (<= 0 inside)
                 out = (1 - inside) * 0.5 ** (np.maximum(d, 1) + 1)
                 return np.where(x != np.round(x), 0.0, np.where(d > 0, out, inside / max(gaps, 1)))
-        else: share = lambda x: np.zeros(len(x))
+        else: share = lambda x: np.ones(len(x))  # no lattice: any unseen value is the one 'other' value
         miss = unseen[:, n]
         q = share(X[miss, n])
         with np.errstate(divide='ignore'): extra[np.flatnonzero(miss)] += np.where(q > 0, np.log(eps * q), 0.0)
@@ -169,7 +171,7 @@ class TableDensityMixin:
         Discrete values match the fitted ones up to a relative 1e-6 (float32 round trips). A value of a discrete column
         never seen in fit (a new category, an integer inside the column's range) gets the share of the `unseen`
         pseudo-count (`unseen_terms`), with a warning that names the column and the value; a value with no unseen mass
-        (outside an integer column's range, or `unseen=None`) gets -inf, with that warning. A row with every entry
+        (a non-integer value of an integer column, or `unseen=None`) gets -inf, with that warning. A row with every entry
         missing scores 0.0: the log of the marginal over no columns, probability 1."""
         check_is_fitted(self)
         if is_dask_array(X):

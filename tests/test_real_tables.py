@@ -73,13 +73,18 @@ def test_discrete_values_match_through_float32_and_tiny_offsets(discrete_fit):
     assert np.isfinite(exact).all()
 
 
-def test_unseen_discrete_value_warns_and_scores_minus_infinity(discrete_fit):
-    # the column's values are -1.5, -0.5, 0.5, 1.5: not integers, so an unseen value has no unseen mass
+def test_unseen_value_of_a_non_integer_column_warns_and_is_worth_the_pseudo_count(discrete_fit):
+    # the column's values are -1.5, -0.5, 0.5, 1.5: not integers, so any unseen value is one 'other' value, worth
+    # eps = 1 / (K + 1) as an unseen category is: the row scores its other entries' marginal plus log(eps)
     _, X, rad = discrete_fit
     Y = X[:10].copy(); Y[3, 5] = 7.0
-    with pytest.warns(UserWarning, match="never seen in fit.*feature 5"):
+    with pytest.warns(UserWarning, match="never seen in fit.*feature 5.*unseen.*pseudo-count"):
         out = rad.score_samples(Y)
-    assert np.isneginf(out[3]) and np.isfinite(np.delete(out, 3)).all()
+    others = [n for n in range(X.shape[1]) if n != 5]
+    eps = 1.0 / (rad.n_samples_seen_ + 1.0)
+    np.testing.assert_allclose(out[3], rad.marginal(others).logpdf(Y[3:4, others])[0] + np.log(eps))
+    assert np.isfinite(out).all()
+    assert np.isneginf(RAD(6, unseen=None, **FAST).fit(X).score_samples(Y)[3])  # unseen=None: asked for -inf
     with warnings.catch_warnings():
         warnings.simplefilter('error')  # no warning when every value was seen
         rad.score_samples(X[:10])
