@@ -237,8 +237,8 @@ class TableDensityMixin:
 
     def _whole_group(self, features, what: str):
         """Refuse `features` that hold some but not all of the columns a fitted shape whitens together (`shape_.group`,
-        or in local frames a part's, `parts_`, or the one frame's kept beside them, `global_`, and its EM twin,
-        `em_frame_`), naming them: their density has no exact form."""
+        or in local frames a part's, `parts_`, or the one frame's kept beside them, `global_`, its EM twin,
+        `em_frame_`, or Gaussian frames, `gaussian_`), naming them: their density has no exact form."""
         fits = [(self, f"the fit with shape={getattr(self, 'shape', None)!r} whitened them, shape_ holds the map")]
         fits += [(p, f"part {c} of the fit with local={getattr(self, 'local', None)!r} whitened them in its own frame")
                  for c, p in enumerate(getattr(self, 'parts_', None) or [])]
@@ -248,6 +248,8 @@ class TableDensityMixin:
             fits.append((self.global_, "the fit in one frame, which local frames keep beside their parts (global_weight_), whitened them"))
         elif twin is not None:
             fits.append((self.global_, "the fit in one frame, kept beside its EM twin (em_frame_), whitened them"))
+        elif getattr(self, 'gaussian_', None) is not None:
+            fits.append((self.global_, "the fit in one frame, kept beside Gaussian frames (gaussian_), whitened them"))
         if twin is not None and frame:
             fits.append((twin, "the one frame's EM twin (em_frame_, kept beside it under local='auto') whitened them"))
         for fit, why in fits:

@@ -236,7 +236,9 @@ _MIN_SHARE = 0.1  # the one frame's least share beside the parts under local='au
 @dataclass
 class LocalFit:
     """What `fit_local` returns: the one frame's fit, the parts' fits (empty when the one frame is kept), their weights
-    $\\pi_c$, the partition, held-out scores, and `share`, the one frame's weight $\\alpha$ beside the parts (`stack_weight`)."""
+    $\\pi_c$, the partition, held-out scores, and `share`, the one frame's weight $\\alpha$ beside the parts (`stack_weight`);
+    the one frame's EM `twin` and its weight within the frame; the `held` mask of the held-out rows; and Gaussian frames
+    (`gauss`, notebook `03i_gaussian`) beside all of it at weight `gauss_share` $\\gamma$ where they were kept."""
     one: object
     parts: list
     weights: np.ndarray
@@ -245,6 +247,9 @@ class LocalFit:
     share: float = 0.0
     twin: object = None
     twin_share: float = 0.0
+    held: np.ndarray = None
+    gauss: object = None
+    gauss_share: float = 0.0
 
     def frame(self, pick=lambda fit: fit.density_) -> tuple:
         """The one frame's densities and their weights within it: its fit alone, or with its EM `twin` (`with_values` of
@@ -257,11 +262,18 @@ class LocalFit:
     def density(self):
         """The kept density: the `MixtureDensity` of the parts' densities (`with_values` of the one frame's) with weights
         $(1-\\alpha)\\pi_c$, and the one frame's (`frame`) with weight $\\alpha$ where `share` $\\alpha > 0$; without
-        parts the one frame's alone (the fit's density, or its mixture with the EM twin)."""
+        parts the one frame's alone (the fit's density, or its mixture with the EM twin); with Gaussian frames, their
+        `MixtureDensity` with that, at weights $\\gamma$ and $1-\\gamma$ (the Gaussian frames last)."""
         return self.mixture()
 
     def mixture(self, pick=lambda fit: fit.density_):
         "`density` from the density `pick(fit)` of each fit (`before_refit`: the one the held-out rows may judge)."
+        rad = self._rad_mixture(pick)
+        if self.gauss is None: return rad
+        return MixtureDensity([rad, self.gauss], np.log([1 - self.gauss_share, self.gauss_share]))
+
+    def _rad_mixture(self, pick):
+        "RAD's own density in `mixture`: the one frame's (with its twin) and the parts'."
         frame, inner = self.frame(pick)
         if not self.parts:
             if len(frame) == 1: return frame[0]
@@ -468,6 +480,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     row_seed = int(check_random_state(copy.deepcopy(rs)).randint(2**31 - 1))  # the fit's first draw (RAD._fit)
     held = held_out_rows(0, len(Z), row_seed, float(base.validation_fraction)) & (w > 0)
+    out.held = held
     flags = [is_discrete(d) for d in one.dictionaries_]
     if held.any():
         one_rows = _held_rows(one, before_refit(one), X, held)  # before its refit, which the held-out rows' counts join
@@ -511,7 +524,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
             return out
     if any([is_discrete(d) for d in p.dictionaries_] != flags for p in parts):
         return out  # a part read a column as discrete where the one frame did not (or the reverse): not one measure
-    alone = LocalFit(one, parts, pi, out.partition, out.scores)  # the parts alone (no twin: share 0)
+    alone = LocalFit(one, parts, pi, out.partition, out.scores, held=held)  # the parts alone (no twin: share 0)
     if not held.any(): return alone if keep is True else out
     parts_rows = _held_rows(one, alone.mixture(before_refit), X, held)
     out.scores['parts'] = float(np.average(parts_rows, weights=w[held]))
@@ -523,7 +536,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     out.scores['local'] = float(np.average(_stacked_rows(share, one_rows, parts_rows), weights=w[held]))
     gain = _stacked_gain(one_rows, parts_rows, w[held], _MIN_SHARE)  # scored on rows its share was not fitted to
     out.scores['local_gain'] = float(np.average(gain, weights=w[held]))
-    local = LocalFit(one, parts, pi, out.partition, out.scores, share, out.twin, out.twin_share)
+    local = LocalFit(one, parts, pi, out.partition, out.scores, share, out.twin, out.twin_share, held)
     return local if share < 1 and _beats(gain, w[held], _whitens_more(one, parts)) else out
 
 # %% ../nbs/03g_local.ipynb #13fb6b4c

@@ -25,6 +25,7 @@ from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_f
 from .shape import Shape, ShapedDensity, table_shape, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 from .local import LocalFit, fit_local
+from .gaussian import with_gaussian
 from .em import EMFit, em_fit, em_grow, em_result
 from .independent import independent_fit
 
@@ -408,7 +409,8 @@ class RAD(BasePairwiseDensity):
         none where its parts' total correlation is below a quarter nat per row, nothing to orient)
         and a RAD per part in its own whitened frame, mixed by the parts' shares of the rows, with the one frame beside
         them at the share the held-out rows fit, at least 0.1 (`global_weight_`). Under 'auto' the one frame itself is
-        the Radon fit stacked with its EM twin where that wins (`em_frame_`). 'auto' keeps that mixture where its held-out mean
+        the Radon fit stacked with its EM twin where that wins (`em_frame_`), and the whole is stacked with Gaussian
+        frames where those win (`gaussian_`, notebook `03i_gaussian`). 'auto' keeps that mixture where its held-out mean
         log-likelihood beats the one frame's, each half of those rows scored with the share fitted on the other half
         (`local_scores_`), and is tried only with
         shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
@@ -516,7 +518,8 @@ class RAD(BasePairwiseDensity):
     local_ : bool
         Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`, the one
         frame's density first where `global_weight_` > 0, whose components (the one frame's, its EM twin's where
-        `em_frame_` is kept, then part after part, `density_.n_components` of them) are what `predict_proba` and
+        `em_frame_` is kept, then part after part, then the Gaussian frames' where `gaussian_` is kept,
+        `density_.n_components` of them) are what `predict_proba` and
         `sample` number;
         `shape_` is None; and the other attributes above (`weights_`, `coefs_`, `n_components_`, `dictionaries_`, ...)
         describe `global_`, the fit in one frame it was compared with.
@@ -544,6 +547,18 @@ class RAD(BasePairwiseDensity):
         components first, then the twin's), `shape_` is None, and the other attributes describe `global_`.
     em_weight_ : float
         The twin's weight $\\beta$ within the one frame, fitted on the held-out rows (0.0 without a twin).
+    gaussian_ : GaussianFrames or None
+        Gaussian frames kept beside RAD's fit under local='auto' (notebook `03i_gaussian`): a mixture of full-covariance
+        Gaussians over the smooth continuous columns, each component times a factor of every other column over the one
+        frame's atoms, chosen among Gaussian mixtures of 1 to 32 components, full or diagonal, on the held-out rows,
+        then refitted by EM on every row. Tried where every column outside the smooth continuous ones is discrete and
+        at least 15 rows are held out; kept where its mixture with RAD's fit beats that fit on the held-out rows by
+        more than the standard error, each half scored with the share fitted on the other half. Then `density_` is a
+        `MixtureDensity` of RAD's density and these frames (their components last), and stays exact: missing entries,
+        marginals and conditionals of a Gaussian are Gaussian. None otherwise.
+    gaussian_weight_ : float
+        The Gaussian frames' weight $\\gamma$ in `density_` (RAD's density has $1-\\gamma$), fitted on the held-out
+        rows; 0.0 without them.
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
@@ -553,7 +568,9 @@ class RAD(BasePairwiseDensity):
         gain over the one frame with each half of the rows scored by the share fitted on the other, which decides), in
         the table's units (with local=True, 'local' is the parts alone); with a twin tried, 'em' (the twin alone),
         'em_share' ($\\beta$), 'em_gain' (the mixture's cross-fitted gain over the Radon fit, which decides) and, where
-        kept, 'frame' (the one frame with its twin, which the parts are then compared with);
+        kept, 'frame' (the one frame with its twin, which the parts are then compared with); with Gaussian frames
+        tried, 'gaussian' (the frames alone), 'gaussian_share' ($\\gamma$) and 'gaussian_gain' (the cross-fitted gain
+        of their mixture with RAD's fit over that fit, which decides);
         where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
         'local': the bound on the parts' held-out rows minus the one frame's there, per row.
     """
@@ -615,7 +632,8 @@ class RAD(BasePairwiseDensity):
             super().fit(X, y, sample_weight)
             return self._take(None)
         with single_threaded():  # the partition's small products and k-means too
-            return self._take(fit_local(self, X, sample_weight, keep=kind))
+            fit = fit_local(self, X, sample_weight, keep=kind)
+            return self._take(with_gaussian(fit, X, sample_weight) if kind == 'auto' else fit)
 
     fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """
 
@@ -750,6 +768,7 @@ class RAD(BasePairwiseDensity):
         if fit is None:
             self.global_, self.parts_, self.part_weights_, self.partition_, self.local_scores_ = None, [], np.ones(1), None, {}
             self.local_, self.global_weight_, self.em_frame_, self.em_weight_ = False, 1.0, None, 0.0
+            self.gaussian_, self.gaussian_weight_ = None, 0.0
             return self
         for k, v in vars(fit.one).items():  # the one frame's fitted attributes, bit for bit
             if k.endswith('_') or k == '_columns': setattr(self, k, v)
@@ -761,11 +780,12 @@ class RAD(BasePairwiseDensity):
         self.local_scores_, self.local_ = fit.scores, bool(fit.parts)
         self.global_weight_ = fit.share if self.local_ else 1.0
         self.em_frame_, self.em_weight_ = fit.twin, fit.twin_share if fit.twin is not None else 0.0
+        self.gaussian_, self.gaussian_weight_ = fit.gauss, fit.gauss_share if fit.gauss is not None else 0.0
         for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
             if f is None: continue
             for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner'): f.__dict__.pop(name, None)
         self.__dict__.pop('_held_density', None)  # a previous fit's
-        if self.local_ or fit.twin is not None: self.density_, self.shape_ = fit.density, None
+        if self.local_ or fit.twin is not None or fit.gauss is not None: self.density_, self.shape_ = fit.density, None
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):

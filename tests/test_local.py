@@ -92,7 +92,10 @@ def test_a_stacked_fit_serves_every_request(clouds):
     rad = RAD(n_init=2, random_state=0).fit(frame)
     assert rad.local_ and 0 < rad.global_weight_ < 1
     n_one = rad.global_.density_.n_components + (0 if rad.em_frame_ is None else rad.em_frame_.density_.n_components)
-    np.testing.assert_allclose(rad.density_.weights[:n_one].sum(), rad.global_weight_)  # the one frame's components first (its twin's after)
+    rad_share = 1 - rad.gaussian_weight_  # Gaussian frames, where kept, come last at weight gamma (notebook 03i_gaussian)
+    np.testing.assert_allclose(rad.density_.weights[:n_one].sum(), rad_share * rad.global_weight_)  # the one frame's components first (its twin's after)
+    if rad.gaussian_ is not None:
+        np.testing.assert_allclose(rad.density_.weights[-rad.gaussian_.n_components:].sum(), rad.gaussian_weight_)
     np.testing.assert_allclose(rad.density_.weights.sum(), 1.0)
     assert np.isfinite(rad.score_samples(frame)).all()  # rows missing b included
     proba = rad.predict_proba(frame)
