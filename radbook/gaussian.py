@@ -197,13 +197,14 @@ def _rest_step(factors, coefs, R) -> list:
 # %% ../nbs/03i_gaussian.ipynb #d3f2461c
 def fit_gaussian_frames(Z, columns, dictionaries, weights, means, covariances, center, scale, sample_weight=None,
                         diagonal: bool = False, max_iter: int = 100, tol: float = 1e-4, reg_covar: float = 1e-4,
-                        coef_floor: float = _COEF_FLOOR) -> GaussianFrames:
+                        coef_floor: float = _COEF_FLOOR, fixed: bool = False) -> GaussianFrames:
     r"""`GaussianFrames` fitted by EM to the coded rows `Z` (weighted by `sample_weight`, 0 = not fitted) from the
     Gaussians `weights`, `means`, `covariances` over `columns` (standard units `center`, `scale`: a `Partition`'s, say):
     the other columns' factors over their `dictionaries` (atoms fixed; coefficients from uniform, floored by `coef_floor`
     at the end, as RAD's), the Gaussians (diagonal ones with `diagonal`) from the rows that hold every one of
     `columns` ($\Sigma_c$ + `reg_covar` I), the weights and the other factors from every row; it stops when the mean
-    log-likelihood gains less than `tol`. `n_iter` on the result counts its EM steps."""
+    log-likelihood gains less than `tol`. With `fixed`, the Gaussians and weights stay as given and EM moves only the
+    other factors. `n_iter` on the result counts its EM steps."""
     Z = np.asarray(Z, dtype=float)
     columns = np.asarray(columns, dtype=np.intp)
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -219,14 +220,18 @@ def fit_gaussian_frames(Z, columns, dictionaries, weights, means, covariances, c
     factors = _rest_factors(Z[:, others], [dictionaries[n] for n in others])
     jacobian = (np.log(scale) * ~np.isnan(G)).sum(axis=1)[:, None]
     last = -np.inf
+    gauss = None
     for it in range(max_iter + 1):
-        with np.errstate(divide='ignore'):
-            L = gaussian_logpdfs(G, means, covariances) - jacobian + _rest_logpdf(factors, coefs, len(Z), k) + np.log(weights)
+        if gauss is None or not fixed:
+            with np.errstate(divide='ignore'): gauss = gaussian_logpdfs(G, means, covariances) - jacobian + np.log(weights)
+        L = gauss + _rest_logpdf(factors, coefs, len(Z), k)
         norm = logsumexp(L, axis=1, keepdims=True)
         ll = float(np.average(norm[:, 0], weights=w))
         if it == max_iter or it > 0 and ll - last < tol: break  # converged (or the cap)
         last = ll
         R = np.exp(L - norm) * w[:, None]
+        coefs = _rest_step(factors, coefs, R)
+        if fixed: continue
         mass = R.sum(axis=0)
         weights = mass / mass.sum()
         Rf = R[full]
@@ -238,7 +243,6 @@ def fit_gaussian_frames(Z, columns, dictionaries, weights, means, covariances, c
         if diagonal: cov = cov * np.eye(d)
         means, covariances = means.copy(), covariances.copy()
         means[ok], covariances[ok] = mu, cov
-        coefs = _rest_step(factors, coefs, R)
         weights = np.maximum(weights, 1e-12); weights /= weights.sum()
     coefs = [(1 - coef_floor) * B + coef_floor / len(B) for B in coefs]
     out = GaussianFrames(weights, means, covariances, columns, Z.shape[1], center, scale, rest())
@@ -257,8 +261,8 @@ def gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights=N
     """The best `GaussianFrames` over `columns` of the coded rows `Z` among full and diagonal Gaussian mixtures of each
     size in `sizes` (at least 5 fitted rows a component), fitted to at most `max_rows` of the rows with positive
     `fit_weights` that hold every one of `columns` (drawn by weight), the other columns' factors over their
-    `dictionaries` by `fit_gaussian_frames` on the same rows; `score(density)` gives the held-out rows' log densities (weighted by
-    `held_weights`). Returns `(density, its held-out rows' log densities, {(covariance type, size): mean score})`, or
+    `dictionaries` by `fit_gaussian_frames` on the same rows; `score(density)` gives the held-out rows' log densities
+    (weighted by `held_weights`). Returns `(density, its held-out rows' log densities, {(covariance type, size): mean score})`, or
     None where no row is fitted."""
     rng = check_random_state(random_state)
     Z = np.asarray(Z, dtype=float)
@@ -283,7 +287,7 @@ def gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights=N
             gm = GaussianMixture(k, covariance_type=kind, reg_covar=1e-4, random_state=seed).fit(V)
             covs = gm.covariances_ if kind == 'full' else np.stack([np.diag(c) for c in gm.covariances_])
             g = fit_gaussian_frames(Zc, columns, dictionaries, gm.weights_, gm.means_, covs, center, scale, wc,
-                                    diagonal=kind == 'diag', max_iter=_GAUSS_EM_ITER if len(others) else 0)
+                                    diagonal=kind == 'diag', max_iter=_GAUSS_EM_ITER if len(others) else 0, fixed=True)
             rows = score(g)
             s = float(np.average(rows, weights=held_weights))
             scores[(kind, k)] = s
@@ -301,8 +305,9 @@ def with_gaussian(fit: LocalFit, X, sample_weight=None) -> LocalFit:
     """`fit` (what `fit_local` returns for the rows `X`, weighted by `sample_weight`) with Gaussian frames beside RAD's
     density where its held-out rows keep them (`gaussian_search`, then the cross-fitted rule above): `fit.gauss`, the
     frames refitted on every row, and `fit.gauss_share` their weight $\\gamma$; `fit.scores` gains 'gaussian' (their
-    held-out mean), 'gaussian_share' and 'gaussian_gain' wherever they were fitted. Unchanged with fewer than 15 held-out rows
-    (`_CV_HELD`, where the shape step cross-validates instead: too few to judge by), without a smooth continuous column, or with a continuous column that is not smooth."""
+    held-out mean), 'gaussian_share' and 'gaussian_gain' wherever they were fitted. Unchanged with fewer than 15
+    held-out rows (`_CV_HELD`, where the shape step cross-validates instead: too few to judge by), without a smooth
+    continuous column, or with a continuous column that is not smooth."""
     held, one = fit.held, fit.one
     if held is None or held.sum() < _CV_HELD: return fit  # too few held-out rows to tell two densities apart
     Z = one.encode(X)
