@@ -171,7 +171,7 @@ class TableDensityMixin:
         Discrete values match the fitted ones up to a relative 1e-6 (float32 round trips). A value of a discrete column
         never seen in fit (a new category, an integer inside the column's range) gets the share of the `unseen`
         pseudo-count (`unseen_terms`), with a warning that names the column and the value; a value with no unseen mass
-        (a non-integer value of an integer column, or `unseen=None`) gets -inf, with that warning. A row with every entry
+        (a non-integer value of an integer column, a boolean's third value, or `unseen=None`) gets -inf, with that warning. A row with every entry
         missing scores 0.0: the log of the marginal over no columns, probability 1."""
         check_is_fitted(self)
         if is_dask_array(X):

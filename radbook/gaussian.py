@@ -10,8 +10,9 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
-from .dictionaries import DictionaryCPD, is_discrete, atom_logpdfs, _draw_categorical
-from .local import LocalFit, smooth_columns, before_refit, stack_weight, _held_rows, _stacked_gain, _beats
+from .dictionaries import DictionaryCPD, PointMass, is_discrete, atom_logpdfs, _draw_categorical
+from .local import (LocalFit, smooth_columns, before_refit, stack_weight, _held_rows, _stacked_gain, _beats,
+                           _MIN_SHARE)
 from .shape import _CV_HELD
 from .solver import _COEF_FLOOR
 
@@ -44,15 +45,17 @@ def gaussian_logpdfs(Z, means, covariances) -> np.ndarray:
 class GaussianFrames:
     r"""$p(x) = \sum_c w_c\,\mathcal N(x_G;\mu_c,\Sigma_c)\prod_{n\notin G}\sum_l B_n[l,c]\,\phi_{nl}(x_n)$: a mixture whose
     components are full-covariance Gaussians over the columns `columns` ($G$; means and covariances in standard units,
-    $(x - $ `center`$)/$`scale`) times a dictionary factor of each other column (`rest`, a `DictionaryCPD` over them in
-    order, with these weights). Exact where RAD's own densities are: missing entries integrated out, marginals and
+    $(x - $ `center`$)/$`scale`, in the order of `columns`, which are kept sorted) times a dictionary factor of each other
+    column (`rest`, a `DictionaryCPD` over them in order, with these weights). Exact where RAD's own densities are: missing entries integrated out, marginals and
     conditionals in closed form (a Gaussian's are Gaussian), samples."""
     def __init__(self, weights, means, covariances, columns, n_features: int, center, scale, rest=None):
+        order = np.argsort(np.asarray(columns, dtype=np.intp), kind='stable')  # kept in the features' order
         self.weights = np.asarray(weights, dtype=float)
-        self.means, self.covariances = np.asarray(means, dtype=float), np.asarray(covariances, dtype=float)
-        self.columns = np.asarray(columns, dtype=np.intp)
+        self.means = np.asarray(means, dtype=float)[:, order]
+        self.covariances = np.asarray(covariances, dtype=float)[:, order][:, :, order]
+        self.columns = np.asarray(columns, dtype=np.intp)[order]
         self.others = np.setdiff1d(np.arange(n_features), self.columns)
-        self.center, self.scale = np.asarray(center, dtype=float), np.asarray(scale, dtype=float)
+        self.center, self.scale = np.asarray(center, dtype=float)[order], np.asarray(scale, dtype=float)[order]
         self.rest, self._n_features, self.features = rest, int(n_features), None
         if self.means.shape != (len(self.weights), len(self.columns)):
             raise ValueError(f"means must have shape {(len(self.weights), len(self.columns))}, got {self.means.shape}.")
@@ -167,29 +170,43 @@ class GaussianFrames:
 # %% ../nbs/03i_gaussian.ipynb #f13a244f
 def _rest_factors(X, dictionaries) -> list:
     """Per column of `X` (the other columns), what EM needs of its fixed atoms: `(seen rows, their atom densities
-    divided by each row's largest, the log of that largest)`."""
+    divided by each row's largest, the log of that largest)`; for a column of point masses, `(seen rows, each row's
+    atom, None)`, with no rows-by-atoms array (a category of a thousand levels would fill memory). A row that no atom
+    covers counts as missing there."""
     out = []
     for n, d in enumerate(dictionaries):
         seen = np.flatnonzero(~np.isnan(X[:, n]))
+        if all(isinstance(a, PointMass) for a in d):
+            values = np.array([a.value for a in d])
+            order = np.argsort(values)
+            at = np.minimum(np.searchsorted(values[order], X[seen, n]), len(values) - 1)
+            hit = values[order][at] == X[seen, n]
+            out.append((seen[hit], order[at[hit]], None))
+            continue
         with np.errstate(divide='ignore'): lp = atom_logpdfs(d, X[seen, n])              # (rows, atoms)
         shift = lp.max(axis=1)
-        shift[~np.isfinite(shift)] = 0.0
-        out.append((seen, np.exp(lp - shift[:, None]), shift))
+        hit = np.isfinite(shift)
+        out.append((seen[hit], np.exp(lp[hit] - shift[hit, None]), shift[hit]))
     return out
 
 def _rest_logpdf(factors, coefs, n_rows: int, n_components: int) -> np.ndarray:
     "The other columns' log factor of every component at every row (missing entries: 0): shape (n_rows, n_components)."
     out = np.zeros((n_rows, n_components))
     with np.errstate(divide='ignore'):
-        for (seen, phi, shift), B in zip(factors, coefs): out[seen] += np.log(phi @ B) + shift[:, None]
+        for (seen, phi, shift), B in zip(factors, coefs):
+            out[seen] += np.log(B[phi]) if shift is None else np.log(phi @ B) + shift[:, None]
     return out
 
 def _rest_step(factors, coefs, R) -> list:
     "One M-step of the other columns' coefficients (atoms fixed) from the weighted responsibilities `R` (rows, k)."
     out = []
-    for (seen, phi, _), B in zip(factors, coefs):
-        mix = phi @ B                                                                       # (rows, k)
-        S = B * (phi.T @ (R[seen] / np.maximum(mix, 1e-300)))
+    for (seen, phi, shift), B in zip(factors, coefs):
+        if shift is None:  # point masses: each component's weighted frequencies of the values
+            S = np.zeros_like(B)
+            np.add.at(S, phi, R[seen])
+        else:
+            mix = phi @ B                                                                   # (rows, k)
+            S = B * (phi.T @ (R[seen] / np.maximum(mix, 1e-300)))
         total = S.sum(axis=0, keepdims=True)
         out.append(np.where(total > 0, S / np.maximum(total, 1e-300), B))
     return out
@@ -262,14 +279,15 @@ def gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights=N
     size in `sizes` (at least 5 fitted rows a component), fitted to at most `max_rows` of the rows with positive
     `fit_weights` that hold every one of `columns` (drawn by weight), the other columns' factors over their
     `dictionaries` by `fit_gaussian_frames` on the same rows; `score(density)` gives the held-out rows' log densities
-    (weighted by `held_weights`). Returns `(density, its held-out rows' log densities, {(covariance type, size): mean score})`, or
-    None where no row is fitted."""
+    (weighted by `held_weights`). Each covariance type stops growing once two larger sizes in a row score no better.
+    Returns `(density, its held-out rows' log densities, {(covariance type, size): mean score})`, or None where fewer
+    than 10 fitted rows hold every one of `columns`."""
     rng = check_random_state(random_state)
     Z = np.asarray(Z, dtype=float)
     columns = np.asarray(columns, dtype=np.intp)
     w = np.asarray(fit_weights, dtype=float)
     full = np.flatnonzero((w > 0) & ~np.isnan(Z[:, columns]).any(axis=1))
-    if not len(full): return None
+    if len(full) < 2 * _GAUSS_ROWS_PER_COMPONENT: return None  # too few rows hold every one of `columns`
     G = Z[np.ix_(full, columns)]
     center = np.average(G, axis=0, weights=w[full])
     scale = np.maximum(np.sqrt(np.average((G - center) ** 2, axis=0, weights=w[full])), 1e-12)
@@ -322,7 +340,8 @@ def with_gaussian(fit: LocalFit, X, sample_weight=None) -> LocalFit:
     if found is None: return fit
     g, g_rows, _ = found
     rows = _held_rows(one, fit.mixture(before_refit), X, held)
-    alpha, gain = stack_weight(rows, g_rows, v), _stacked_gain(rows, g_rows, v)
+    alpha = max(_MIN_SHARE, stack_weight(rows, g_rows, v))  # RAD's share: at least 0.1, as beside the parts
+    gain = _stacked_gain(rows, g_rows, v, _MIN_SHARE)
     fit.scores.update(gaussian=float(np.average(g_rows, weights=v)), gaussian_share=1 - alpha,
                       gaussian_gain=float(np.average(gain, weights=v)))
     if not (alpha < 1 and _beats(gain, v, True)): return fit

@@ -149,8 +149,8 @@ class MixtureDensity:
         except ValueError as e:  # a part refuses rows (missing part of its whitened columns): say which setting avoids it
             if 'whitened' not in str(e): raise
             raise ValueError(f"{e} Here a density that RAD mixes (a part of local frames, the one frame kept beside the "
-                             "parts, or its EM twin) whitens them (local='auto' or True): fit with local=False and "
-                             "shape='columns' to keep every row exact.") from None
+                             "parts, its EM twin, or the one frame kept beside Gaussian frames) whitens them (local='auto' "
+                             "or True): fit with local=False and shape='columns' to keep every row exact.") from None
 
     def logpdf(self, X) -> np.ndarray:
         "$\\log p(x)$ of each row of `X` (NaN entries integrated out in every part)."
@@ -270,7 +270,8 @@ class LocalFit:
         "`density` from the density `pick(fit)` of each fit (`before_refit`: the one the held-out rows may judge)."
         rad = self._rad_mixture(pick)
         if self.gauss is None: return rad
-        return MixtureDensity([rad, self.gauss], np.log([1 - self.gauss_share, self.gauss_share]))
+        with np.errstate(divide='ignore'):
+            return MixtureDensity([rad, self.gauss], np.log([1 - self.gauss_share, self.gauss_share]))
 
     def _rad_mixture(self, pick):
         "RAD's own density in `mixture`: the one frame's (with its twin) and the parts'."

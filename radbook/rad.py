@@ -465,8 +465,8 @@ class RAD(BasePairwiseDensity):
         several fits, `global_.shape_`) is not None.
     density_ : DictionaryCPD, ShapedDensity or MixtureDensity
         The fitted density, in the data's units (the standardisation's Jacobian is in its atoms; with a `shape_`, a
-        `ShapedDensity` that adds the map's Jacobian); a `MixtureDensity` of several fits with local frames (`local_`)
-        or an EM twin (`em_frame_`), whose `n_components` (not `n_components_`) numbers the components of
+        `ShapedDensity` that adds the map's Jacobian); a `MixtureDensity` of several fits with local frames (`local_`),
+        an EM twin (`em_frame_`) or Gaussian frames (`gaussian_`), whose `n_components` (not `n_components_`) numbers the components of
         `predict_proba` and `sample`.
     center_, scale_ : ndarray of shape (n_features,)
         The center and scale that standardised each column for the projections (0 and 1 with standardize=False).
@@ -479,7 +479,7 @@ class RAD(BasePairwiseDensity):
     shape_ : Shape or None
         The fitted map of the rows (shape='columns', 'whiten' or 'ica'); `dictionaries_`, `center_` and `scale_` of the mapped
         columns are then in its space, and `density_` is a `ShapedDensity`. None where `density_` mixes several fits
-        (`local_`, or an `em_frame_`): `global_.shape_` is then the one frame's map.
+        (`local_`, an `em_frame_`, or `gaussian_`): `global_.shape_` is then the one frame's map.
     combine_ : str
         The combination of the runs kept, 'average' or 'best' (the `combine` setting, or its choice with 'auto').
     combine_scores_ : dict
@@ -637,9 +637,10 @@ class RAD(BasePairwiseDensity):
 
     fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """
 
-        With `local` 'auto' or True (rows in memory), the fit in one frame is one of three steps (`fit_local`, notebook
-        `03g_local`): the partition of the rows and a RAD per part follow, and the mixture of parts is kept where `local`
-        says (`local_`)."""
+        With `local` 'auto' or True (rows in memory), the fit in one frame is the first of several steps (`fit_local`,
+        notebook `03g_local`): the partition of the rows and a RAD per part follow, and the mixture of parts is kept where
+        `local` says (`local_`); under 'auto', Gaussian frames are then tried beside the result (`with_gaussian`,
+        notebook `03i_gaussian`; `gaussian_`)."""
 
     def _fit(self, X, weights=None):
         check_option('solver', self.solver, _SOLVERS)

@@ -71,3 +71,30 @@ def test_a_whitened_one_frame_beside_gaussian_frames_refuses_part_of_its_group(m
     with pytest.raises(ValueError, match=r"kept beside Gaussian frames \(gaussian_\)"):
         rad.marginal([0])
     np.testing.assert_allclose(rad.marginal([0, 1, 2]).logpdf(X[:5]), rad.score_samples(X[:5]))
+
+
+def test_two_instruments_with_one_row_in_common_fit():
+    # two continuous columns measured on mostly separate rows: one row holds both, too few for any Gaussian mixture;
+    # the Gaussian frames are then not tried, and the fit is RAD's own
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=400), rng.normal(size=400)
+    a[200:], b[:199] = np.nan, np.nan
+    frame = pd.DataFrame({'a': a, 'b': b, 'kind': pd.Categorical(rng.choice(['x', 'y'], 400))})
+    rad = RAD(n_init=2, random_state=0).fit(frame)
+    assert rad.gaussian_ is None and np.isfinite(rad.score_samples(frame)).all()
+
+
+def test_the_order_of_the_gaussian_columns_does_not_matter():
+    # the same density given its Gaussian columns as [2, 0] or [0, 2]: the same log densities, marginals and conditionals
+    rng = np.random.default_rng(0)
+    S = np.array([[[2.0, 0.8], [0.8, 1.0]], [[1.0, -0.3], [-0.3, 0.5]]])
+    m, w = rng.normal(size=(2, 2)), np.array([0.4, 0.6])
+    from radbook.dictionaries import DictionaryCPD, point_mass
+    rest = DictionaryCPD(w, [np.array([[0.3, 0.9], [0.7, 0.1]])], [[point_mass(0.0), point_mass(1.0)]])
+    ab = GaussianFrames(w, m, S, [0, 2], 3, np.array([1.0, -1.0]), np.array([2.0, 0.5]), rest)
+    ba = GaussianFrames(w, m[:, ::-1], S[:, ::-1, ::-1], [2, 0], 3, np.array([-1.0, 1.0]), np.array([0.5, 2.0]), rest)
+    X = np.array([[0.5, 1.0, -1.2], [2.0, 0.0, 0.3]])
+    np.testing.assert_allclose(ba.logpdf(X), ab.logpdf(X))
+    np.testing.assert_allclose(ba.marginal([2, 1]).logpdf(X[:, [2, 1]]), ab.marginal([2, 1]).logpdf(X[:, [2, 1]]))
+    x = np.array([np.nan, 1.0, np.nan])
+    np.testing.assert_allclose(ba.conditional(x).logpdf(X[:, [0, 2]]), ab.conditional(x).logpdf(X[:, [0, 2]]))
