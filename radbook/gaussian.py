@@ -12,7 +12,7 @@ from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, PointMass, is_discrete, atom_logpdfs, _draw_categorical
 from .local import (LocalFit, smooth_columns, before_refit, stack_weight, _held_rows, _stacked_gain, _beats,
-                           _MIN_SHARE)
+                           _MIN_SHARE, _MIN_TOTAL_CORRELATION)
 from .shape import _CV_HELD
 from .solver import _COEF_FLOOR
 
@@ -324,10 +324,13 @@ def with_gaussian(fit: LocalFit, X, sample_weight=None) -> LocalFit:
     density where its held-out rows keep them (`gaussian_search`, then the cross-fitted rule above): `fit.gauss`, the
     frames refitted on every row, and `fit.gauss_share` their weight $\\gamma$; `fit.scores` gains 'gaussian' (their
     held-out mean), 'gaussian_share' and 'gaussian_gain' wherever they were fitted. Unchanged with fewer than 15
-    held-out rows (`_CV_HELD`, where the shape step cross-validates instead: too few to judge by), without a smooth
+    held-out rows (`_CV_HELD`, where the shape step cross-validates instead: too few to judge by), where the partition
+    of local frames has a total correlation below a quarter nat per row (`_MIN_TOTAL_CORRELATION`), without a smooth
     continuous column, or with a continuous column that is not smooth."""
     held, one = fit.held, fit.one
     if held is None or held.sum() < _CV_HELD: return fit  # too few held-out rows to tell two densities apart
+    if fit.partition is not None and fit.partition.total_correlation() < _MIN_TOTAL_CORRELATION:
+        return fit  # the partition's Gaussians correlate their columns too little for full covariances to add anything
     Z = one.encode(X)
     flags = [is_discrete(d) for d in one.dictionaries_]
     columns = smooth_columns(Z, flags)
