@@ -169,10 +169,10 @@ class TableDensityMixin:
         A missing entry (NaN, or None / NA in a DataFrame) is integrated out: the row's log density is that of its
         observed entries, exactly (the marginal). A Dask array is scored block by block (a lazy Dask array back).
         Discrete values match the fitted ones up to a relative 1e-6 (float32 round trips). A value of a discrete column
-        never seen in fit (a new category, an integer inside the column's range) gets the share of the `unseen`
-        pseudo-count (`unseen_terms`), with a warning that names the column and the value; a value with no unseen mass
-        (a non-integer value of an integer column, a boolean's third value, or `unseen=None`) gets -inf, with that warning. A row with every entry
-        missing scores 0.0: the log of the marginal over no columns, probability 1."""
+        never seen in fit (a new category, an integer near the column's range, any new value of a column whose values
+        are not all integers) gets the share of the `unseen` pseudo-count (`unseen_terms`), with a warning that names the
+        column and the value; a value with no unseen mass (a non-integer value of an integer column, a boolean's third
+        value, or `unseen=None`) gets -inf, with that warning. A row with every entry missing scores 0.0: the log of the marginal over no columns, probability 1."""
         check_is_fitted(self)
         if is_dask_array(X):
             return _dask_rows(X).map_blocks(self.score_samples, drop_axis=1, dtype=float)

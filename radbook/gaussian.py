@@ -46,8 +46,8 @@ class GaussianFrames:
     r"""$p(x) = \sum_c w_c\,\mathcal N(x_G;\mu_c,\Sigma_c)\prod_{n\notin G}\sum_l B_n[l,c]\,\phi_{nl}(x_n)$: a mixture whose
     components are full-covariance Gaussians over the columns `columns` ($G$; means and covariances in standard units,
     $(x - $ `center`$)/$`scale`, in the order of `columns`, which are kept sorted) times a dictionary factor of each other
-    column (`rest`, a `DictionaryCPD` over them in order, with these weights). Exact where RAD's own densities are: missing entries integrated out, marginals and
-    conditionals in closed form (a Gaussian's are Gaussian), samples."""
+    column (`rest`, a `DictionaryCPD` over them in order, with these weights). Exact where RAD's own densities are:
+    missing entries integrated out, marginals and conditionals in closed form (a Gaussian's are Gaussian), samples."""
     def __init__(self, weights, means, covariances, columns, n_features: int, center, scale, rest=None):
         order = np.argsort(np.asarray(columns, dtype=np.intp), kind='stable')  # kept in the features' order
         self.weights = np.asarray(weights, dtype=float)
@@ -89,7 +89,8 @@ class GaussianFrames:
         with np.errstate(divide='ignore'): L = self.component_logpdf(X) + np.log(self.weights)
         norm = logsumexp(L, axis=1, keepdims=True)
         if not np.isfinite(norm).all():
-            raise ValueError(f"{int((~np.isfinite(norm)).sum())} rows have density 0 under every component, so no posterior exists.")
+            raise ValueError(f"{int((~np.isfinite(norm)).sum())} rows have density 0 under every component, so no "
+                             "posterior exists.")
         return np.exp(L - norm)
 
     def _over(self, features, weights, means, covariances):
@@ -113,7 +114,8 @@ class GaussianFrames:
         "The density of the listed `features` alone (a Gaussian's marginal is its block; the others keep their factors)."
         features = [operator.index(n) for n in features]
         if not features or not all(0 <= n < self.n_features for n in features):
-            raise ValueError(f"features must be a non-empty list of feature indices below {self.n_features}, got {features}.")
+            raise ValueError(f"features must be a non-empty list of feature indices below {self.n_features}, "
+                             f"got {features}.")
         g = [int(np.flatnonzero(self.columns == n)[0]) for n in features if n in self.columns]
         return self._over(features, self.weights, self.means[:, g], self.covariances[:, g][:, :, g])
 
@@ -301,7 +303,8 @@ def gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights=N
     for kind in ('full', 'diag'):
         top, worse = -np.inf, 0
         for k in sizes:
-            if k > 1 and k * _GAUSS_ROWS_PER_COMPONENT > len(V): break
+            if k > 1 and k * _GAUSS_ROWS_PER_COMPONENT > len(V): break  # (a row per parameter lost the gains on
+            # digits, Boston, macrodata and economics: with reg_covar, larger mixtures than that still win)
             gm = GaussianMixture(k, covariance_type=kind, reg_covar=1e-4, random_state=seed).fit(V)
             covs = gm.covariances_ if kind == 'full' else np.stack([np.diag(c) for c in gm.covariances_])
             g = fit_gaussian_frames(Zc, columns, dictionaries, gm.weights_, gm.means_, covs, center, scale, wc,
