@@ -29,6 +29,11 @@ def gaussian_logpdfs(Z, means, covariances) -> np.ndarray:
     Z = np.asarray(Z, dtype=float)
     out = np.zeros((len(Z), len(means)))
     seen = ~np.isnan(Z)
+    var = np.diagonal(covariances, axis1=1, axis2=2)
+    if not (covariances - var[:, :, None] * np.eye(Z.shape[1])).any():  # diagonal: a sum over the observed entries
+        S, Zs = seen.astype(float), np.where(seen, Z, 0.0)
+        quad = (Zs ** 2) @ (1 / var).T - 2 * Zs @ (means / var).T + S @ (means ** 2 / var).T
+        return -0.5 * (quad + S @ np.log(var).T + S.sum(axis=1, keepdims=True) * _LOG_2PI)
     patterns, inverse = np.unique(seen, axis=0, return_inverse=True)
     for p, pattern in enumerate(patterns):
         o = np.flatnonzero(pattern)
@@ -257,9 +262,12 @@ def fit_gaussian_frames(Z, columns, dictionaries, weights, means, covariances, c
         Nk = Rf.sum(axis=0)
         ok = Nk > 1e-10
         mu = (Rf.T @ G[full])[ok] / Nk[ok, None]
-        diff = G[full][None] - mu[:, None]                                               # (k', rows, d)
-        cov = np.einsum('kr,kri,krj->kij', Rf.T[ok], diff, diff) / Nk[ok, None, None] + reg_covar * np.eye(d)
-        if diagonal: cov = cov * np.eye(d)
+        if diagonal:  # the variances alone, about the new means
+            v = (Rf.T @ G[full] ** 2)[ok] / Nk[ok, None] - mu ** 2
+            cov = (np.maximum(v, 0.0) + reg_covar)[:, :, None] * np.eye(d)
+        else:
+            diff = G[full][None] - mu[:, None]                                           # (k', rows, d)
+            cov = np.einsum('kr,kri,krj->kij', Rf.T[ok], diff, diff) / Nk[ok, None, None] + reg_covar * np.eye(d)
         means, covariances = means.copy(), covariances.copy()
         means[ok], covariances[ok] = mu, cov
         weights = np.maximum(weights, 1e-12); weights /= weights.sum()
