@@ -172,7 +172,8 @@ class TableDensityMixin:
         never seen in fit (a new category, an integer near the column's range, any new value of a column whose values
         are not all integers) gets the share of the `unseen` pseudo-count (`unseen_terms`), with a warning that names the
         column and the value; a value with no unseen mass (a non-integer value of an integer column, a boolean's third
-        value, or `unseen=None`) gets -inf, with that warning. A row with every entry missing scores 0.0: the log of the marginal over no columns, probability 1."""
+        value, or `unseen=None`) gets -inf, with that warning. A row with every entry missing scores 0.0: the log of the
+        marginal over no columns, probability 1."""
         check_is_fitted(self)
         if is_dask_array(X):
             return _dask_rows(X).map_blocks(self.score_samples, drop_axis=1, dtype=float)
