@@ -4,6 +4,7 @@
 
 # %% ../nbs/01a_learn.ipynb #569fb47b
 from __future__ import annotations
+import functools
 import numbers
 import threading
 from contextlib import contextmanager
@@ -39,25 +40,54 @@ _TINY, _TINY32 = 1e-300, np.finfo(np.float32).tiny
 
 _F32 = np.float32
 
+@functools.lru_cache(maxsize=1024)
+def _layout(dtype: str, raw: bytes) -> tuple:
+    "`_kind_rows` of the kinds array with this dtype and these bytes (hashable, so cached)."
+    kinds = np.frombuffer(raw, dtype=dtype)
+    out = []
+    for kind in ('norm', 'laplace', 'point'):
+        mask = kinds == kind
+        rows = np.flatnonzero(mask)
+        contiguous = len(rows) and rows[-1] - rows[0] + 1 == len(rows)
+        out.append((slice(int(rows[0]), int(rows[-1]) + 1) if contiguous else rows, len(rows), mask))
+    return tuple(out)
+
+def _kind_rows(kinds) -> tuple:
+    """Where each kind of atom sits in `kinds`: `(rows, count, mask)` for 'norm', 'laplace' and 'point', `rows` a slice
+    where the atoms of that kind are consecutive (results are written straight into a view), else their indices.
+    Computed once per dictionary layout (the kinds never change during an EM)."""
+    return _layout(kinds.dtype.str, kinds.tobytes())
+
 def _logpdfs_t(kinds, locs, scales, x) -> np.ndarray:
     """`spec_logpdfs(kinds, locs, scales, x).T` in single precision for Gaussian, Laplacian and point-mass atoms,
     computed atoms first: `(atoms, rows)`."""
     out = np.empty((len(kinds), len(x)), _F32)
-    points = kinds == 'point'
-    on_point = np.isin(x, locs[points]) if points.any() else None  # compared in double: equal values stay equal
-    x32 = x.astype(_F32)
-    for kind in ('norm', 'laplace'):
-        rows = np.flatnonzero(kinds == kind)
-        if not len(rows): continue
-        y = np.subtract(x32, locs[rows, None].astype(_F32)); y *= (1 / scales[rows, None]).astype(_F32)
+    layout = _kind_rows(kinds)
+    (points, n_points, _), smooth = layout[2], layout[0][1] + layout[1][1]
+    on_point = np.isin(x, locs[points]) if n_points and smooth else None  # compared in double: equal values stay equal
+    x32 = x.astype(_F32) if smooth else None
+    for kind, (rows, count, _) in zip(('norm', 'laplace'), layout[:2]):
+        if not count: continue
+        view = isinstance(rows, slice)
+        y = np.subtract(x32, locs[rows, None].astype(_F32), out=out[rows] if view else None)
+        y *= (1 / scales[rows, None]).astype(_F32)
         norm = (_LOG_SQRT_2PI if kind == 'norm' else np.log(2.0)) + np.log(scales[rows])
         if kind == 'norm': np.square(y, out=y); y *= _F32(-0.5)
         else: np.abs(y, out=y); np.negative(y, out=y)
         y -= norm[:, None].astype(_F32)
         if on_point is not None: y[:, on_point] = -np.inf  # the counting measure: continuous atoms have no mass there
-        out[rows] = y
-    for l in np.flatnonzero(points): out[l] = np.where(x == locs[l], 0.0, -np.inf)
+        if not view: out[rows] = y
+    if n_points: out[points] = np.where(x[None, :] == locs[points, None], 0.0, -np.inf)
     return out
+
+def _point_index(locs, x):
+    """The index in `locs` of the point mass at each value of `x`, or None where a value has none (missing, or unseen)
+    or two point masses share a place."""
+    order = np.argsort(locs, kind='stable')
+    s = locs[order]
+    if len(s) > 1 and not (np.diff(s) > 0).all(): return None
+    pos = np.minimum(np.searchsorted(s, x), len(s) - 1)
+    return order[pos] if (s[pos] == x).all() else None
 
 def tied_e_step(Z, atoms, weights, coefs) -> tuple:
     """Posteriors of a tied-atom dictionary CPD for the rows of `Z` (NaN = missing): `(resp, E, M, loglik)`, with
@@ -69,6 +99,15 @@ def tied_e_step(Z, atoms, weights, coefs) -> tuple:
     with np.errstate(divide='ignore'):
         for n, (kinds, locs, scales) in enumerate(atoms):
             x = Z[:, n]
+            idx = _point_index(locs, x) if _kind_rows(kinds)[2][1] == len(kinds) else None
+            if idx is not None:  # point masses alone, every value one of them: each row's atom densities are one-hot
+                lp = np.zeros((len(kinds), K), _F32); lp[idx, np.arange(K)] = 1.0
+                m = coefs[n].T.astype(_F32)[:, idx]; np.maximum(m, _TINY32, out=m)  # = coefs.T @ lp, bit for bit
+                P *= m
+                peak = P.max(axis=0); P /= peak
+                log_scale += np.log(peak)
+                E.append(lp); M.append(m)
+                continue
             missing = np.isnan(x)
             lp = _logpdfs_t(kinds, locs, scales, np.where(missing, locs[0], x))
             lp[:, missing] = 0.0
@@ -93,22 +132,26 @@ def tied_m_step(Z, atoms, resp, E, M, coefs, floors, row_weights=None, prior: fl
     new_coefs, new_atoms = [], []
     for n, (kinds, locs, scales) in enumerate(atoms):
         Q = R32 / M[n]
-        eta = coefs[n].astype(_F32) @ Q; eta *= E[n]        # posterior of each atom, summed over components: (atoms, rows)
         S = coefs[n] * (E[n] @ Q.T) + prior
         total = S.sum(axis=0, keepdims=True)
         new_coefs.append(np.where(total > 0, S / np.maximum(total, _TINY), coefs[n]))
+        (_, n_norm, is_norm), (_, n_lap, is_lap), _ = _kind_rows(kinds)
+        if not n_norm + n_lap:  # point masses alone: nothing moves
+            new_atoms.append((kinds, locs.copy(), scales.copy()))
+            continue
+        eta = coefs[n].astype(_F32) @ Q; eta *= E[n]        # posterior of each atom, summed over components: (atoms, rows)
         x = Z[:, n]
         seen = ~np.isnan(x)
         if not seen.all(): x, eta = x[seen], eta[:, seen]
         x32, w = x.astype(_F32), eta.sum(axis=1, dtype=float)
         locs, scales = locs.copy(), scales.copy()
         live = w > 1e-8 * max(len(x), 1)                     # an atom no row uses keeps its place
-        g = np.flatnonzero(live & (kinds == 'norm'))
+        g = np.flatnonzero(live & is_norm)
         if len(g):
             mu = eta[g] @ x32 / w[g]
             d = np.subtract(x32, mu[:, None].astype(_F32)); d *= d; d *= eta[g]  # the variance about the new mean
             locs[g], scales[g] = mu, np.sqrt(np.maximum(d.sum(axis=1, dtype=float) / w[g], floors[n] ** 2))
-        lap = np.flatnonzero(live & (kinds == 'laplace'))
+        lap = np.flatnonzero(live & is_lap)
         if len(lap):
             r = eta[lap] / np.maximum(np.abs(np.subtract(x32, locs[lap, None].astype(_F32))), _F32(1e-3 * floors[n]))
             locs[lap] = r @ x32 / r.sum(axis=1, dtype=float)
