@@ -149,8 +149,10 @@ def bin_edges(X, pairs, directions, n_bins: int, shared: bool = False, chunk_siz
 
 # %% ../nbs/02_radon.ipynb #7a15dbb8
 _PARALLEL_WORK = 2 ** 21  # the compiled counter gives each thread at least this many projected values (a few ms)
-_COMPILED_WORK = 2 ** 22  # engine='auto' compiles from this many projected values per call (numba's import costs ~100 MiB)
+_COMPILED_WORK = 2 ** 22  # engine='auto' runs the loaded compiled counter from this many projected values per call ...
+_IMPORT_WORK = 2 ** 26  # ... and loads it (~100 MiB, ~0.5 s) once numpy has counted this many in the process (~0.5 s)
 _kernel = None
+_numpy_work = 0  # projected values engine='auto' has counted with numpy in this process, before numba was loaded
 
 def _make_kernel(numba, weighted: bool):
     "The counting loop, compiled; `weighted` (a constant of the compiled code) adds `w[i]` instead of 1."
@@ -181,9 +183,15 @@ def _count_kernel():
     return _kernel or None
 
 def _use_numba(engine, work: int) -> bool:
-    "Whether `projection_counts` runs the compiled counter for `work` projected values."
+    """Whether `projection_counts` runs the compiled counter for `work` projected values: under 'auto', from
+    `_COMPILED_WORK` values once numba is loaded, and numba is loaded once the numpy counter's work in this process
+    (this call's included) reaches `_IMPORT_WORK`, where loading it costs less than counting with numpy."""
+    global _numpy_work
     if engine not in ('auto', 'numba', 'numpy'): raise ValueError(f"engine must be 'auto', 'numba' or 'numpy', got {engine!r}.")
     if engine == 'numpy' or (engine == 'auto' and work < _COMPILED_WORK): return False
+    if engine == 'auto' and _kernel is None and _numpy_work + work < _IMPORT_WORK:
+        _numpy_work += work  # numba not loaded yet, and loading it would cost more than numpy's count so far
+        return False
     if _count_kernel() is None:
         if engine == 'numba': raise ImportError("engine='numba' needs numba: pip install numba (or radbook[fast]).")
         return False
@@ -204,8 +212,8 @@ def _numba_counts(X, pairs, c, s, lo, width, n_bins, weights=None):
 def projection_counts(X, pairs, directions, lo, width, n_bins: int, chunk_size: int = 4096, engine: str = 'auto',
                       weights=None) -> np.ndarray:
     """Counts of projected samples per bin: int64 array of shape (n_pairs, n_directions, n_bins), by the compiled counter
-    (`engine='numba'`; 'auto': when numba is installed and the call projects at least 2**22 values) or numpy (the same
-    counts). With `weights` (one per sample), each sample adds its weight instead of 1 (float64 sums)."""
+    (`engine='numba'`; 'auto': when numba is installed, for calls of at least 2**22 values once the process has counted
+    2**26 with numpy, `_use_numba`) or numpy (the same counts). With `weights` (one per sample), each sample adds its weight instead of 1 (float64 sums)."""
     X, n_bins = _check_X(X, allow_nan=True), _check_n_bins(n_bins)
     pairs, (c, s) = _check_pairs(pairs, X.shape[1]), _check_directions(directions)
     P, M = len(pairs), len(c)
