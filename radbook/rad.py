@@ -217,11 +217,12 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
         ranks = self._ranks()
         rank = ranks[len(ranks) // 2]  # the dictionary EM's rank: the middle of the candidates
-        shape, self.shape_scores_, independent = table_shape(summary, self._shape_kind(), self.max_discrete, discrete,
-                                                             rank=rank, solo=not stream and self._rank_one_allowed())
+        shape, self.shape_scores_, independent, start = table_shape(summary, self._shape_kind(), self.max_discrete,
+                                                                    discrete, rank=rank,
+                                                                    solo=not stream and self._rank_one_allowed())
         if independent: return _Stream(None, summary, None, None, None, options, shape)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
-                        rank=rank, random_state=rng)
+                        rank=rank, random_state=rng, start=start)  # the start that won the shape step's race alone
         counts = count_pass(X, plan, self.validation_fraction, prepare=shape.through(plan.prepare), sample_weight=weights,
                             progress=self.verbose > 0)
         return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng), options, shape)
@@ -684,13 +685,13 @@ class RAD(BasePairwiseDensity):
         if start is None:
             discrete = [c.discrete for c in self._columns] if self._columns is not None else None
             ranks = self._ranks()
-            shape, scores, independent = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete,
-                                                     discrete, rank=ranks[len(ranks) // 2], solo=not stream)  # training rows
+            shape, scores, independent, won = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete,
+                                                          discrete, rank=ranks[len(ranks) // 2], solo=not stream)
             if independent: return self._independent_solve(summary, shape, scores)
             self.shape_scores_ = scores
             start = _em_start(em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,
                                      getattr(self, 'feature_names_in_', None), self.coef_floor, rng,
-                                     getattr(self, '_race_winner', None)), shape, summary)  # a twin: its fit's start
+                                     getattr(self, '_race_winner', None) or won), shape, summary)  # a twin: its fit's start
         else: self.shape_scores_ = {}  # a given map
         self._em_start, fit, shape = start, start.fit, start.shape
         if not fit.converged:

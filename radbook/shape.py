@@ -305,7 +305,7 @@ def _map_of(kind): return kind[:-len(_INDEPENDENT)] if _independent(kind) else k
 
 def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=None, max_discrete: int = 16,
                  rank: int = 8, random_state=0, max_rows: int = _SHAPE_ROWS, per_row: bool = False,
-                 min_rows: int = 20) -> dict:
+                 min_rows: int = 20, starts: dict = None) -> dict:
     """How well RAD's own first stage fits each candidate shape of the continuous `columns`: the held-out mean
     log-likelihood, in the table's units (the map's and the units' Jacobians added over the continuous columns), of
     the mixture that RAD's learned dictionaries fit by tied-atom EM (`rad_dictionaries`, rank `rank`) on the summary's
@@ -314,7 +314,8 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     for a rotation named with ', independent' ('whiten, independent', 'ica, independent'), RAD at rank one in that map
     instead (`independent_fit`, notebook `03e1_independent`).
     NaN when there is nothing to compare (no held-out rows, or fewer than `min_rows` fitting ones). With `per_row`, each
-    held-out row's log-likelihood instead of the mean."""
+    held-out row's log-likelihood instead of the mean. A dict `starts` receives, per EM candidate, the start that won its
+    dictionary EM's race of starts (`fit['start']`: None where the starts did not race)."""
     columns = np.asarray(columns, dtype=np.intp)
     fitting, held = summary.without_held(max_rows), summary.held_out
     if not len(columns) or len(held) < 2 or len(fitting.sample) < min_rows: return {kind: np.nan for kind in kinds}  # scalars, per_row or not
@@ -334,6 +335,7 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
             std, _, center, scale, fit = rad_dictionaries(mapped, 'auto', max_discrete=max_discrete, discrete=discrete,
                                                           n_components=rank, random_state=random_state, return_fit=True,
                                                           start=_ROTATION_START if base in _ROTATIONS else None)
+            if starts is not None: starts[kind] = fit.get('start')
         Z = standardize(shape.transform(held), center, scale)
         seen = ~np.isnan(held[:, columns])
         units = -(np.log(scale[columns]) * seen).sum(axis=1)
@@ -379,14 +381,15 @@ def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discret
 
 def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0,
                  max_rows: int = _SHAPE_ROWS, solo: bool = True) -> tuple:
-    """`(shape, scores, independent)`: the candidate with the best mean `shape_scores` among None and 'columns' (both
+    """`(shape, scores, independent, start)`: the candidate with the best mean `shape_scores` among None and 'columns' (both
     keep every marginal exact), and the best rotation ('whiten' or 'ica') only where it beats that one by more than the
     standard error of their per-row difference (a rotation makes marginals over part of its columns unavailable: it
     has to pay for that); the map fitted on the whole summary (`shape_step`), the mean scores, and whether the winner is
     a rotation at rank one. With fewer than `_CV_HELD` held-out rows, too few to tell the candidates apart, every row of
     a small table scores instead (`cv_shape_scores`), and there the rotations also compete at rank one (`_SOLO`, unless
-    `solo` is False): RAD at rank one in a rotated map (`independent_fit`)."""
-    kinds = (None, 'columns') + _ROTATIONS
+    `solo` is False): RAD at rank one in a rotated map (`independent_fit`). `start` names the start that won the chosen
+    candidate's race of dictionary starts (None where none raced: fewer than 5,000 rows, or a winner at rank one)."""
+    kinds, starts = (None, 'columns') + _ROTATIONS, {}
     rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
     if 0 < len(summary.held_out) < _CV_HELD:
         rows = cv_shape_scores(summary, columns, kinds + (_SOLO if solo else ()), discrete, max_discrete, rank,
@@ -394,7 +397,7 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
         w = None
     if rows is None:
         rows = shape_scores(summary, columns, kinds, discrete=discrete, max_discrete=max_discrete, rank=rank,
-                            random_state=random_state, max_rows=max_rows, per_row=True)
+                            random_state=random_state, max_rows=max_rows, per_row=True, starts=starts)
         w = summary.held_weights()
     scores = {kind: float(np.average(v, weights=w)) if np.ndim(v) else float(v) for kind, v in rows.items()}
     mean = lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind]
@@ -407,16 +410,16 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
             se = np.sqrt(np.average((gain - m) ** 2, weights=w) * (w ** 2).sum()) / w.sum()
         if m > se: best = turn
     shape = Shape(summary.n_features) if best is None else shape_step(summary, _map_of(best), columns)
-    return shape, scores, _independent(best)
+    return shape, scores, _independent(best), starts.get(best)
 
 def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None, rank: int = 8,
                 solo: bool = True) -> tuple:
-    """The estimator's shape step: `(shape, scores, independent)` for RAD's `shape` setting `kind` (None: the identity;
-    'columns', 'whiten', 'ica'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back, and whether it
-    chose a rotation at rank one; never with `solo=False`), over the columns its dictionaries treat as continuous
-    (`discrete_columns`)."""
-    if kind is None: return Shape(summary.n_features), {}, False
+    """The estimator's shape step: `(shape, scores, independent, start)` for RAD's `shape` setting `kind` (None: the
+    identity; 'columns', 'whiten', 'ica'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back, whether
+    it chose a rotation at rank one (never with `solo=False`), and the start that won its dictionary EM's race, for the
+    fit's own EM to fit alone), over the columns its dictionaries treat as continuous (`discrete_columns`)."""
+    if kind is None: return Shape(summary.n_features), {}, False, None
     continuous = np.flatnonzero(~discrete_columns(summary, max_discrete, discrete))
     if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank, solo=solo)
-    return shape_step(summary, kind, continuous), {}, False
+    return shape_step(summary, kind, continuous), {}, False, None
 

@@ -242,17 +242,18 @@ def summary_pass(X, seed: int, settings: TableSettings = TableSettings(), discre
     return summary
 
 def plan_fit(summary: Summary, seed: int, n_bins: int, settings: TableSettings = TableSettings(), statistics=radon_statistics,
-             discrete=None, names=None, rank: int = 8, random_state=None) -> Plan:
-    """Steps 2 and 3 from the summary alone: the dictionaries and units (`rad_dictionaries`, its EM at rank `rank`), the
-    pairs (`choose_pairs`) and `statistics(sample, ranges, dictionaries, pairs, n_bins, rng)`: RAD's `radon_statistics`,
-    or another estimator's (JUPAD's 2-D histograms)."""
+             discrete=None, names=None, rank: int = 8, random_state=None, start: str = None) -> Plan:
+    """Steps 2 and 3 from the summary alone: the dictionaries and units (`rad_dictionaries`, its EM at rank `rank`; `start`
+    names the one start it fits where its starts would race, the shape step's winner), the pairs (`choose_pairs`) and
+    `statistics(sample, ranges, dictionaries, pairs, n_bins, rng)`: RAD's `radon_statistics`, or another estimator's
+    (JUPAD's 2-D histograms)."""
     rng = check_random_state(random_state)
     N = summary.n_features
     labels = [feature_label(names, n) for n in range(N)]
     dictionaries, table, center, scale, fit = rad_dictionaries(
         summary, settings.dictionaries, settings.standardize, settings.max_discrete,
         max_atoms=atom_budget(n_pairs(settings.pairs, N)), discrete=discrete, names=labels, n_components=rank,
-        random_state=rng, return_fit=True)
+        random_state=rng, return_fit=True, start=start)
     prepare = partial(standard_rows, center=center, scale=scale, dictionaries=None if settings.automatic else table,
                       names=labels)
     pairs = choose_pairs(settings.pairs, N, rng)
