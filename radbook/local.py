@@ -52,9 +52,9 @@ class Partition:
             D = V[rows][:, o][:, None, :] - self.means[None, :, o]  # (rows, parts, observed)
             C = self.covariances[:, o][:, :, o]
             L = np.linalg.cholesky(C)
-            sol = np.linalg.solve(L[None], D[..., None])[..., 0]  # L^{-1} (x - mu), per part
+            sol = D.transpose(1, 0, 2) @ np.linalg.inv(L).transpose(0, 2, 1)  # L^{-1} (x - mu): (parts, rows, observed)
             logdet = 2 * np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
-            out[rows] += -0.5 * ((sol ** 2).sum(axis=2) + logdet + o.sum() * np.log(2 * np.pi))
+            out[rows] += -0.5 * (np.einsum('prd,prd->rp', sol, sol) + logdet + o.sum() * np.log(2 * np.pi))
         return out
 
     def assign(self, X) -> np.ndarray:
