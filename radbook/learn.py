@@ -56,6 +56,8 @@ def _kind_rows(kinds) -> tuple:
     """Where each kind of atom sits in `kinds`: `(rows, count, mask)` for 'norm', 'laplace' and 'point', `rows` a slice
     where the atoms of that kind are consecutive (results are written straight into a view), else their indices.
     Computed once per dictionary layout (the kinds never change during an EM)."""
+    kinds = np.asarray(kinds)
+    if kinds.dtype.kind != 'U': kinds = kinds.astype(str)  # an object array's bytes are pointers: key on the text
     return _layout(kinds.dtype.str, kinds.tobytes())
 
 def _logpdfs_t(kinds, locs, scales, x) -> np.ndarray:

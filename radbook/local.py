@@ -387,8 +387,9 @@ def _fit_twin(base, X, sample_weight, kind, holes, start=None, race=None, **para
     """`base` fitted by its dictionary EM alone (solver='em') with the map `kind` and `params`, refitted with
     shape='columns' where its map whitens a column with holes elsewhere (`holes`). With `start` (a smaller twin's
     `_em_start`, `grown`) it is read off that instead of fitted from scratch. The twin keeps its own `_em_start`, to
-    grow from. `race` names the start that won its Radon fit's race of starts (`RAD._dictionary_start`): the twin's EM
-    fits that start alone, without a race of its own (`rad_dictionaries`)."""
+    grow from. `race` names the start its Radon fit's dictionary EM fitted (`RAD._dictionary_start`: the winner of a race
+    of starts, or the shape step's start for its map): the twin's EM fits that start alone, without a race of its own
+    (`rad_dictionaries`)."""
     def fitted(kind, start):
         twin = clone(base).set_params(solver='em', shape=kind, **params)
         twin._keeps_start, twin._race_winner = True, race

@@ -222,7 +222,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                                                                     solo=not stream and self._rank_one_allowed())
         if independent: return _Stream(None, summary, None, None, None, options, shape)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
-                        rank=rank, random_state=rng, start=start)  # the start that won the shape step's race alone
+                        rank=rank, random_state=rng, start=start)  # the shape step's start for its map, alone
         counts = count_pass(X, plan, self.validation_fraction, prepare=shape.through(plan.prepare), sample_weight=weights,
                             progress=self.verbose > 0)
         return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng), options, shape)
@@ -260,7 +260,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, fit.loss_curve
         self.validation_curve_ = fit.validation_curve
         self.n_samples_seen_ = stream.counts.n_samples
-        self._dictionary_start = plan.start  # the start that won the dictionary EM's race: its twin's (notebook 03g)
+        self._dictionary_start = plan.start  # the start its dictionary EM fitted (where starts race): its twin's (03g)
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, plan.table)
         self.shape_ = None if stream.shape.identity else stream.shape
         if self.shape_ is not None: self.density_ = ShapedDensity(self.density_, self.shape_)

@@ -152,7 +152,7 @@ _PARALLEL_WORK = 2 ** 21  # the compiled counter gives each thread at least this
 _COMPILED_WORK = 2 ** 22  # engine='auto' runs the loaded compiled counter from this many projected values per call ...
 _IMPORT_WORK = 2 ** 26  # ... and loads it (~100 MiB, ~0.5 s) once numpy has counted this many in the process (~0.5 s)
 _kernel = None
-_numpy_work = 0  # projected values engine='auto' has counted with numpy in this process, before numba was loaded
+_numpy_work = 0  # projected values of engine='auto' calls of at least _COMPILED_WORK that numpy counted, numba not loaded
 
 def _make_kernel(numba, weighted: bool):
     "The counting loop, compiled; `weighted` (a constant of the compiled code) adds `w[i]` instead of 1."

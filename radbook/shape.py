@@ -314,8 +314,9 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     for a rotation named with ', independent' ('whiten, independent', 'ica, independent'), RAD at rank one in that map
     instead (`independent_fit`, notebook `03e1_independent`).
     NaN when there is nothing to compare (no held-out rows, or fewer than `min_rows` fitting ones). With `per_row`, each
-    held-out row's log-likelihood instead of the mean. A dict `starts` receives, per EM candidate, the start that won its
-    dictionary EM's race of starts (`fit['start']`: None where the starts did not race)."""
+    held-out row's log-likelihood instead of the mean. A dict `starts` receives, per EM candidate, the start its dictionary
+    EM was fitted from where the starts would race (`fit['start']`: the race's winner, or a rotation's
+    `_ROTATION_START`; None on fewer than 5,000 rows, where there is one start)."""
     columns = np.asarray(columns, dtype=np.intp)
     fitting, held = summary.without_held(max_rows), summary.held_out
     if not len(columns) or len(held) < 2 or len(fitting.sample) < min_rows: return {kind: np.nan for kind in kinds}  # scalars, per_row or not
@@ -387,8 +388,9 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
     has to pay for that); the map fitted on the whole summary (`shape_step`), the mean scores, and whether the winner is
     a rotation at rank one. With fewer than `_CV_HELD` held-out rows, too few to tell the candidates apart, every row of
     a small table scores instead (`cv_shape_scores`), and there the rotations also compete at rank one (`_SOLO`, unless
-    `solo` is False): RAD at rank one in a rotated map (`independent_fit`). `start` names the start that won the chosen
-    candidate's race of dictionary starts (None where none raced: fewer than 5,000 rows, or a winner at rank one)."""
+    `solo` is False): RAD at rank one in a rotated map (`independent_fit`). `start` names the start the chosen candidate's
+    dictionary EM was fitted from where the starts would race (its race's winner, or `_ROTATION_START` for a rotation;
+    None on fewer than 5,000 rows, or for a winner at rank one)."""
     kinds, starts = (None, 'columns') + _ROTATIONS, {}
     rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
     if 0 < len(summary.held_out) < _CV_HELD:
@@ -416,8 +418,8 @@ def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=No
                 solo: bool = True) -> tuple:
     """The estimator's shape step: `(shape, scores, independent, start)` for RAD's `shape` setting `kind` (None: the
     identity; 'columns', 'whiten', 'ica'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back, whether
-    it chose a rotation at rank one (never with `solo=False`), and the start that won its dictionary EM's race, for the
-    fit's own EM to fit alone), over the columns its dictionaries treat as continuous (`discrete_columns`)."""
+    it chose a rotation at rank one (never with `solo=False`), and the start of its winner's dictionary EM, for the fit's
+    own EM to fit alone), over the columns its dictionaries treat as continuous (`discrete_columns`)."""
     if kind is None: return Shape(summary.n_features), {}, False, None
     continuous = np.flatnonzero(~discrete_columns(summary, max_discrete, discrete))
     if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank, solo=solo)

@@ -211,7 +211,8 @@ class Plan:
     """Everything a fit fixes before it counts (steps 2 and 3): the dictionaries (standard units and the table's), the
     units, the dictionary EM's mixture (`warm`, or None), the pairs and bins, the `operators`, and two functions of raw
     rows: `prepare` (to standard units) and `check` (the same, refusing a discrete value without a point mass), and the
-    start that won the dictionary EM's race (`start`, None without a race)."""
+    start the dictionary EM fitted where its starts would race (`start`: the race's winner, or the start it was given;
+    None on fewer than 5,000 rows)."""
     seed: int
     n_bins: int
     dictionaries: list
