@@ -15,6 +15,7 @@ from .dictionaries import DictionaryCPD, peel_heavy
 from .tables import robust_scale, standardize
 from .datapass import Summary, _BASE_ROWS
 from .steps import discrete_columns, rad_dictionaries
+from .learn import GRID_STARTS
 from .independent import independent_fit
 
 # %% auto #0
@@ -296,6 +297,8 @@ def shape_step(summary: Summary, kind: str, columns) -> Shape:
 # %% ../nbs/03f_shape.ipynb #a5f427d3
 _SHAPE_ROWS = 2000  # the candidates' EMs fit at most this many of the summary's rows
 _ROTATION_START = 'Gaussian grid'  # a rotation's EM starts from this grid alone where the starts would race (K >= 5,000)
+_SHAPE_RACE = tuple(GRID_STARTS)  # the other candidates race the grids alone there (on 2,000 rows and no prior the
+# 1-D mixtures won races the fit's own rows gave to a grid, and their larger dictionaries cost the Radon solve)
 _ROTATIONS = ('whiten', 'ica')  # the shapes that turn columns together
 _INDEPENDENT = ', independent'  # a candidate's name ends so where it is RAD at rank one in its map (`independent_fit`)
 _SOLO = tuple(kind + _INDEPENDENT for kind in _ROTATIONS)  # the rotations at rank one: independent components
@@ -335,7 +338,7 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
         else:
             std, _, center, scale, fit = rad_dictionaries(mapped, 'auto', max_discrete=max_discrete, discrete=discrete,
                                                           n_components=rank, random_state=random_state, return_fit=True,
-                                                          start=_ROTATION_START if base in _ROTATIONS else None)
+                                                          start=_ROTATION_START if base in _ROTATIONS else _SHAPE_RACE)
             if starts is not None: starts[kind] = fit.get('start')
         Z = standardize(shape.transform(held), center, scale)
         seen = ~np.isnan(held[:, columns])

@@ -110,7 +110,7 @@ def discrete_columns(summary: Summary, max_discrete: int = 16, discrete=None) ->
 
 def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool = True, max_discrete: int = 16,
                      max_atoms: int = None, discrete=None, names=None, n_components: int = 8, random_state=None,
-                     return_fit: bool = False, held=None, held_weights=None, start: str = None) -> tuple:
+                     return_fit: bool = False, held=None, held_weights=None, start=None) -> tuple:
     """Dictionaries and units of a table from its data-pass `Summary` alone: `(dictionaries in standard units,
     dictionaries in the table's units, center, scale)` (step 2 above). `discrete[n]` forces a column to point masses
     (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'marginal' reads each
@@ -122,8 +122,8 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     Gaussians or 12 Laplacians per continuous column (`grid_starts`), the best start by held-out score. Units, 1-D
     mixtures and grids come from the sample's first 10,000 rows. `return_fit=True` appends the EM's fit (None without one).
     `held` rows of the table (weighted by `held_weights`) score the EM instead of a share of its rows (`tied_em`).
-    `start` names the one start to fit where the starts would race (an earlier race's winner, `fit['start']`): the others
-    are not made, nor the 1-D mixtures unless they are that start."""
+    `start` names the one start to fit where the starts would race (an earlier race's winner, `fit['start']`), or a tuple
+    of the starts to race: the others are not made, nor the 1-D mixtures unless they are among them."""
     K, N = summary.n_samples, summary.n_features
     rng = check_random_state(random_state)
     base, w = summary.subsample(_BASE_ROWS)  # and the rows' weights when it holds them all (None: unweighted, or drawn by weight)
@@ -131,10 +131,11 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     if isinstance(dictionaries, str) and dictionaries in AUTO_DICTIONARIES:
         learned, fit = dictionaries != 'marginal', None
         grid = learned and K >= _GRID_ROWS  # the EM also tries quantile grids of each continuous column's values
-        if grid and start is not None and start not in ('1-D mixtures',) + tuple(GRID_STARTS):
+        chosen = None if start is None else (start,) if isinstance(start, str) else tuple(start)
+        if grid and chosen is not None and (not chosen or any(s not in ('1-D mixtures',) + tuple(GRID_STARTS) for s in chosen)):
             known = ', '.join(map(repr, ('1-D mixtures',) + tuple(GRID_STARTS)))
-            raise ValueError(f"start must name one of the starts ({known}), got {start!r}.")
-        scan = not (grid and start is not None and start != '1-D mixtures')  # a grid start alone needs no 1-D mixtures
+            raise ValueError(f"start must name one of the starts ({known}) or a tuple of them, got {start!r}.")
+        scan = not (grid and chosen is not None and '1-D mixtures' not in chosen)  # grid starts alone need no 1-D mixtures
         center, scale = units(base)
         Z = standardize(base, center, scale)
         is_discrete = discrete_columns(summary, max_discrete, discrete)
@@ -158,8 +159,8 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
             if grid:
                 std = {**({'1-D mixtures': std} if scan else {}),
                        **(grid_starts(cols, _GRID_ATOMS if max_atoms is None else min(_GRID_ATOMS, max_atoms))
-                          if start != '1-D mixtures' else {})}
-                if start is not None: std = {start: std[start]}  # no race
+                          if chosen is None or any(s in GRID_STARTS for s in chosen) else {})}
+                if chosen is not None: std = {s: std[s] for s in chosen}  # one start, no race; or the race of these
             n_atoms = max(sum(map(len, st)) for st in std.values()) if grid else sum(map(len, std))
             rows, w_em = summary.subsample(em_rows(n_atoms, len(summary.sample)))
             learn = learn_dictionaries if isinstance(n_components, numbers.Integral) else learn_ranks
