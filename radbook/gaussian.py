@@ -34,14 +34,15 @@ def gaussian_logpdfs(Z, means, covariances) -> np.ndarray:
         S, Zs = seen.astype(float), np.where(seen, Z, 0.0)
         quad = (Zs ** 2) @ (1 / var).T - 2 * Zs @ (means / var).T + S @ (means ** 2 / var).T
         return -0.5 * (quad + S @ np.log(var).T + S.sum(axis=1, keepdims=True) * _LOG_2PI)
-    patterns, inverse = np.unique(seen, axis=0, return_inverse=True)
+    if seen.all(): patterns, inverse = np.ones((1, Z.shape[1]), bool), np.zeros(len(Z), np.intp)  # no holes: one pattern
+    else: patterns, inverse = np.unique(seen, axis=0, return_inverse=True)
     for p, pattern in enumerate(patterns):
         o = np.flatnonzero(pattern)
         if not len(o): continue
         rows = np.flatnonzero(inverse.ravel() == p)
         L = np.linalg.cholesky(covariances[:, o[:, None], o[None, :]])               # (k, o, o)
         diff = Z[np.ix_(rows, o)].T[None] - means[:, o, None]                        # (k, o, rows)
-        y = np.linalg.solve(L, diff)                                                 # L y = diff
+        y = np.linalg.inv(L) @ diff                                                  # L y = diff: one product per part
         logdet = np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
         out[rows] = (-0.5 * np.einsum('kor,kor->rk', y, y) - logdet - 0.5 * len(o) * _LOG_2PI)
     return out
@@ -267,7 +268,7 @@ def fit_gaussian_frames(Z, columns, dictionaries, weights, means, covariances, c
             cov = (np.maximum(v, 0.0) + reg_covar)[:, :, None] * np.eye(d)
         else:
             diff = G[full][None] - mu[:, None]                                           # (k', rows, d)
-            cov = np.einsum('kr,kri,krj->kij', Rf.T[ok], diff, diff) / Nk[ok, None, None] + reg_covar * np.eye(d)
+            cov = (Rf.T[ok][:, :, None] * diff).transpose(0, 2, 1) @ diff / Nk[ok, None, None] + reg_covar * np.eye(d)
         means, covariances = means.copy(), covariances.copy()
         means[ok], covariances[ok] = mu, cov
         weights = np.maximum(weights, 1e-12); weights /= weights.sum()
