@@ -104,21 +104,19 @@ def tied_e_step(Z, atoms, weights, coefs) -> tuple:
             idx = _point_index(locs, x) if _kind_rows(kinds)[2][1] == len(kinds) else None
             if idx is not None:  # point masses alone, every value one of them: each row's atom densities are one-hot
                 lp = np.zeros((len(kinds), K), _F32); lp[idx, np.arange(K)] = 1.0
-                m = coefs[n].T.astype(_F32)[:, idx]; np.maximum(m, _TINY32, out=m)  # = coefs.T @ lp, bit for bit
-                P *= m
-                peak = P.max(axis=0); P /= peak
-                log_scale += np.log(peak)
-                E.append(lp); M.append(m)
-                continue
-            missing = np.isnan(x)
-            lp = _logpdfs_t(kinds, locs, scales, np.where(missing, locs[0], x))
-            lp[:, missing] = 0.0
-            top = lp.max(axis=0)
-            lp -= top; np.exp(lp, out=lp)
-            m = coefs[n].T.astype(_F32) @ lp; np.maximum(m, _TINY32, out=m)
+                m = coefs[n].T.astype(_F32)[:, idx]  # = coefs.T @ lp, bit for bit; every row's largest density is 1
+            else:
+                missing = np.isnan(x)
+                lp = _logpdfs_t(kinds, locs, scales, np.where(missing, locs[0], x))
+                lp[:, missing] = 0.0
+                top = lp.max(axis=0)
+                lp -= top; np.exp(lp, out=lp)
+                m = coefs[n].T.astype(_F32) @ lp
+                log_scale += top
+            np.maximum(m, _TINY32, out=m)
             P *= m
             peak = P.max(axis=0); P /= peak
-            log_scale += top; log_scale += np.log(peak)
+            log_scale += np.log(peak)
             E.append(lp); M.append(m)
     total = P.sum(axis=0)
     P /= total
