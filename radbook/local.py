@@ -149,7 +149,7 @@ class MixtureDensity:
         except ValueError as e:  # a part refuses rows (missing part of its whitened columns): say which setting avoids it
             if 'whitened' not in str(e): raise
             raise ValueError(f"{e} Here a density that RAD mixes (a part of local frames, the one frame kept beside the "
-                             "parts, its EM twin, or the one frame kept beside Gaussian frames) whitens them (local='auto' "
+                             "parts, its EM twin, or the one frame kept beside Gaussian or kernel frames) whitens them (local='auto' "
                              "or True): fit with local=False and shape='columns' to keep every row exact.") from None
 
     def logpdf(self, X) -> np.ndarray:
@@ -239,7 +239,8 @@ class LocalFit:
     """What `fit_local` returns: the one frame's fit, the parts' fits (empty when the one frame is kept), their weights
     $\\pi_c$, the partition, held-out scores, and `share`, the one frame's weight $\\alpha$ beside the parts (`stack_weight`);
     the one frame's EM `twin` and its weight within the frame; the `held` mask of the held-out rows; and Gaussian frames
-    (`gauss`, notebook `03i_gaussian`) beside all of it at weight `gauss_share` $\\gamma$ where they were kept."""
+    (`gauss`, notebook `03i_gaussian`) beside all of it at weight `gauss_share` $\\gamma$ where they were kept, and kernel
+    frames (`kernel`, notebook `03j_kernel`) beside all of that at weight `kernel_share` $\\kappa$ where they were kept."""
     one: object
     parts: list
     weights: np.ndarray
@@ -251,6 +252,8 @@ class LocalFit:
     held: np.ndarray = None
     gauss: object = None
     gauss_share: float = 0.0
+    kernel: object = None
+    kernel_share: float = 0.0
 
     def frame(self, pick=lambda fit: fit.density_) -> tuple:
         """The one frame's densities and their weights within it: its fit alone, or with its EM `twin` (`with_values` of
@@ -264,15 +267,17 @@ class LocalFit:
         """The kept density: the `MixtureDensity` of the parts' densities (`with_values` of the one frame's) with weights
         $(1-\\alpha)\\pi_c$, and the one frame's (`frame`) with weight $\\alpha$ where `share` $\\alpha > 0$; without
         parts the one frame's alone (the fit's density, or its mixture with the EM twin); with Gaussian frames, their
-        `MixtureDensity` with that, at weights $\\gamma$ and $1-\\gamma$ (the Gaussian frames last)."""
+        `MixtureDensity` with that, at weights $\\gamma$ and $1-\\gamma$ (the Gaussian frames last); with kernel frames,
+        the `MixtureDensity` of all that and them, at weights $1-\\kappa$ and $\\kappa$ (the kernel frames last)."""
         return self.mixture()
 
     def mixture(self, pick=lambda fit: fit.density_):
         "`density` from the density `pick(fit)` of each fit (`before_refit`: the one the held-out rows may judge)."
-        rad = self._rad_mixture(pick)
-        if self.gauss is None: return rad
-        with np.errstate(divide='ignore'):
-            return MixtureDensity([rad, self.gauss], np.log([1 - self.gauss_share, self.gauss_share]))
+        out = self._rad_mixture(pick)
+        for extra, share in ((self.gauss, self.gauss_share), (self.kernel, self.kernel_share)):
+            if extra is None: continue
+            with np.errstate(divide='ignore'): out = MixtureDensity([out, extra], np.log([1 - share, share]))
+        return out
 
     def _rad_mixture(self, pick):
         "RAD's own density in `mixture`: the one frame's (with its twin) and the parts'."

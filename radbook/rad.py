@@ -26,6 +26,7 @@ from .shape import Shape, ShapedDensity, table_shape, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 from .local import LocalFit, fit_local
 from .gaussian import with_gaussian
+from .kernel import with_kernel
 from .em import EMFit, em_fit, em_grow, em_result
 from .independent import independent_fit
 
@@ -217,9 +218,11 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
         ranks = self._ranks()
         rank = ranks[len(ranks) // 2]  # the dictionary EM's rank: the middle of the candidates
+        self._shape_rows = {}  # the shape step's winner, per row it scored: what kernel frames are judged beside (03j)
         shape, self.shape_scores_, independent, start = table_shape(summary, self._shape_kind(), self.max_discrete,
                                                                     discrete, rank=rank,
-                                                                    solo=not stream and self._rank_one_allowed())
+                                                                    solo=not stream and self._rank_one_allowed(),
+                                                                    per_row=self._shape_rows)
         if independent: return _Stream(None, summary, None, None, None, options, shape)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
                         rank=rank, random_state=rng, start=start)  # the shape step's start for its map, alone
@@ -520,7 +523,8 @@ class RAD(BasePairwiseDensity):
     local_ : bool
         Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`, the one
         frame's density first where `global_weight_` > 0, whose components (the one frame's, its EM twin's where
-        `em_frame_` is kept, then part after part, then the Gaussian frames' where `gaussian_` is kept,
+        `em_frame_` is kept, then part after part, then the Gaussian frames' where `gaussian_` is kept, then the kernel frames'
+        where `kernel_` is kept,
         `density_.n_components` of them) are what `predict_proba` and
         `sample` number;
         `shape_` is None; and the other attributes above (`weights_`, `coefs_`, `n_components_`, `dictionaries_`, ...)
@@ -561,6 +565,17 @@ class RAD(BasePairwiseDensity):
     gaussian_weight_ : float
         The Gaussian frames' weight $\\gamma$ in `density_` (RAD's density has $1-\\gamma$), fitted on the held-out
         rows; 0.0 without them.
+    kernel_ : KernelFrames or None
+        Kernel frames kept beside all of the above under local='auto' (notebook `03j_kernel`): RAD's model with one
+        component per training row, a Gaussian of one bandwidth (in standard units) on each smooth continuous column and
+        the row's own value smoothed towards the column's frequencies on each discrete one, both chosen by leave-one-out
+        likelihood. Tried on at most 1,000 training rows where every column outside the smooth continuous ones is
+        discrete; judged beside the density above on its held-out rows, or, with fewer than 15 of them, on every row
+        as the shape step scored its candidates on five folds; kept where their mixture beats that density, each half
+        of the rows scored with the share fitted on the other half. Then `density_` is a `MixtureDensity` of the
+        density above and these frames (their components last), exact as a CPD is. None otherwise.
+    kernel_weight_ : float
+        The kernel frames' weight $\\kappa$ in `density_`; 0.0 without them.
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
@@ -572,7 +587,8 @@ class RAD(BasePairwiseDensity):
         'em_share' ($\\beta$), 'em_gain' (the mixture's cross-fitted gain over the Radon fit, which decides) and, where
         kept, 'frame' (the one frame with its twin, which the parts are then compared with); with Gaussian frames
         tried, 'gaussian' (the frames alone), 'gaussian_share' ($\\gamma$) and 'gaussian_gain' (the cross-fitted gain
-        of their mixture with RAD's fit over that fit, which decides);
+        of their mixture with RAD's fit over that fit, which decides); with kernel frames tried, 'kernel', 'kernel_share'
+        ($\\kappa$) and 'kernel_gain' likewise (on every row, out of fold, where the shape step scored on folds);
         where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
         'local': the bound on the parts' held-out rows minus the one frame's there, per row.
     """
@@ -635,14 +651,15 @@ class RAD(BasePairwiseDensity):
             return self._take(None)
         with single_threaded():  # the partition's small products and k-means too
             fit = fit_local(self, X, sample_weight, keep=kind)
-            return self._take(with_gaussian(fit, X, sample_weight) if kind == 'auto' else fit)
+            return self._take(with_kernel(with_gaussian(fit, X, sample_weight), X, sample_weight) if kind == 'auto' else fit)
 
     fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """
 
         With `local` 'auto' or True (rows in memory), the fit in one frame is the first of several steps (`fit_local`,
         notebook `03g_local`): the partition of the rows and a RAD per part follow, and the mixture of parts is kept where
         `local` says (`local_`); under 'auto', Gaussian frames are then tried beside the result (`with_gaussian`,
-        notebook `03i_gaussian`; `gaussian_`)."""
+        notebook `03i_gaussian`; `gaussian_`), then kernel frames beside all of it (`with_kernel`, notebook `03j_kernel`;
+        `kernel_`)."""
 
     def _fit(self, X, weights=None):
         check_option('solver', self.solver, _SOLVERS)
@@ -771,7 +788,7 @@ class RAD(BasePairwiseDensity):
         if fit is None:
             self.global_, self.parts_, self.part_weights_, self.partition_, self.local_scores_ = None, [], np.ones(1), None, {}
             self.local_, self.global_weight_, self.em_frame_, self.em_weight_ = False, 1.0, None, 0.0
-            self.gaussian_, self.gaussian_weight_ = None, 0.0
+            self.gaussian_, self.gaussian_weight_, self.kernel_, self.kernel_weight_ = None, 0.0, None, 0.0
             return self
         for k, v in vars(fit.one).items():  # the one frame's fitted attributes, bit for bit
             if k.endswith('_') or k == '_columns': setattr(self, k, v)
@@ -784,11 +801,12 @@ class RAD(BasePairwiseDensity):
         self.global_weight_ = fit.share if self.local_ else 1.0
         self.em_frame_, self.em_weight_ = fit.twin, fit.twin_share if fit.twin is not None else 0.0
         self.gaussian_, self.gaussian_weight_ = fit.gauss, fit.gauss_share if fit.gauss is not None else 0.0
+        self.kernel_, self.kernel_weight_ = fit.kernel, fit.kernel_share if fit.kernel is not None else 0.0
         for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
             if f is None: continue
-            for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner'): f.__dict__.pop(name, None)
-        self.__dict__.pop('_held_density', None)  # a previous fit's
-        if self.local_ or fit.twin is not None or fit.gauss is not None: self.density_, self.shape_ = fit.density, None
+            for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner', '_shape_rows'): f.__dict__.pop(name, None)
+        for name in ('_held_density', '_shape_rows'): self.__dict__.pop(name, None)  # a previous fit's
+        if self.local_ or any(f is not None for f in (fit.twin, fit.gauss, fit.kernel)): self.density_, self.shape_ = fit.density, None
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):

@@ -358,6 +358,13 @@ def _with_held(summary: Summary, rows, index, keys, weights) -> Summary:
     out.held_index, out._held_keys, out.held_out, out.held_weight, out.n_held_out = index, keys, rows, weights, len(rows)
     return out
 
+def _pooled(summary: Summary) -> tuple:
+    "`(index, keys, rows, weights)` of the summary's sample and then of its held-out rows that the sample lacks."
+    extra = ~np.isin(summary.held_index, summary.sample_index)  # held-out rows the sample lacks (a sample without them)
+    return tuple(np.concatenate([a, b[extra]]) for a, b in
+                 [(summary.sample_index, summary.held_index), (summary._sample_keys, summary._held_keys),
+                  (summary.sample, summary.held_out), (summary.sample_weight, summary.held_weight)])
+
 def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discrete: int = 16, rank: int = 8,
                     random_state=0, folds: int = _CV_FOLDS, min_rows: int = _CV_ROWS) -> dict:
     """`shape_scores` per row on every row of a small unweighted table whose summary holds them all (its sample and its
@@ -365,10 +372,7 @@ def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discret
     rest (at least `min_rows` of them), so that every row scores once. None where the summary does not hold every row
     or the rows are weighted."""
     if summary.weighted: return None
-    extra = ~np.isin(summary.held_index, summary.sample_index)  # held-out rows the sample lacks (a sample without them)
-    index, keys, rows, weights = (np.concatenate([a, b[extra]]) for a, b in
-                                  [(summary.sample_index, summary.held_index), (summary._sample_keys, summary._held_keys),
-                                   (summary.sample, summary.held_out), (summary.sample_weight, summary.held_weight)])
+    index, keys, rows, weights = _pooled(summary)
     if len(index) != summary.n_samples: return None
     pool = copy.copy(summary)
     pool.sample_index, pool._sample_keys, pool.sample, pool.sample_weight = index, keys, rows, weights
@@ -384,7 +388,7 @@ def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discret
     return {kind: v if not np.isnan(v).any() else np.nan for kind, v in out.items()}
 
 def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0,
-                 max_rows: int = _SHAPE_ROWS, solo: bool = True) -> tuple:
+                 max_rows: int = _SHAPE_ROWS, solo: bool = True, per_row: dict = None) -> tuple:
     """`(shape, scores, independent, start)`: the candidate with the best mean `shape_scores` among None and 'columns' (both
     keep every marginal exact), and the best rotation ('whiten' or 'ica') only where it beats that one by more than the
     standard error of their per-row difference (a rotation makes marginals over part of its columns unavailable: it
@@ -393,17 +397,20 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
     a small table scores instead (`cv_shape_scores`), and there the rotations also compete at rank one (`_SOLO`, unless
     `solo` is False): RAD at rank one in a rotated map (`independent_fit`). `start` names the start the chosen candidate's
     dictionary EM was fitted from where the starts would race (its race's winner, or `_ROTATION_START` for a rotation;
-    None on fewer than 5,000 rows, or for a winner at rank one)."""
+    None on fewer than 5,000 rows, or for a winner at rank one). A dict `per_row` receives the winner's log-likelihood of
+    each row it was scored on (`'rows'`), those rows' numbers in the table (`'index'`), and whether they are every row,
+    scored on folds (`'folds'`); it stays empty where the winner has no per-row scores."""
     kinds, starts = (None, 'columns') + _ROTATIONS, {}
     rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
     if 0 < len(summary.held_out) < _CV_HELD:
         rows = cv_shape_scores(summary, columns, kinds + (_SOLO if solo else ()), discrete, max_discrete, rank,
                                random_state)
-        w = None
+        w, index = None, _pooled(summary)[0]
+    folds = rows is not None
     if rows is None:
         rows = shape_scores(summary, columns, kinds, discrete=discrete, max_discrete=max_discrete, rank=rank,
                             random_state=random_state, max_rows=max_rows, per_row=True, starts=starts)
-        w = summary.held_weights()
+        w, index = summary.held_weights(), summary.held_index
     scores = {kind: float(np.average(v, weights=w)) if np.ndim(v) else float(v) for kind, v in rows.items()}
     mean = lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind]
     best, turn = max((None, 'columns'), key=mean), max([kind for kind in _ROTATIONS + _SOLO if kind in rows], key=mean)
@@ -414,17 +421,19 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
             m = np.average(gain, weights=w)
             se = np.sqrt(np.average((gain - m) ** 2, weights=w) * (w ** 2).sum()) / w.sum()
         if m > se: best = turn
+    if per_row is not None and np.ndim(rows[best]): per_row.update(rows=rows[best], index=index, folds=folds)
     shape = Shape(summary.n_features) if best is None else shape_step(summary, _map_of(best), columns)
     return shape, scores, _independent(best), starts.get(best)
 
 def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None, rank: int = 8,
-                solo: bool = True) -> tuple:
+                solo: bool = True, per_row: dict = None) -> tuple:
     """The estimator's shape step: `(shape, scores, independent, start)` for RAD's `shape` setting `kind` (None: the
     identity; 'columns', 'whiten', 'ica'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back, whether
     it chose a rotation at rank one (never with `solo=False`), and the start of its winner's dictionary EM, for the fit's
-    own EM to fit alone), over the columns its dictionaries treat as continuous (`discrete_columns`)."""
+    own EM to fit alone), over the columns its dictionaries treat as continuous (`discrete_columns`); under 'auto' a dict
+    `per_row` receives the winner's per-row scores (`choose_shape`)."""
     if kind is None: return Shape(summary.n_features), {}, False, None
     continuous = np.flatnonzero(~discrete_columns(summary, max_discrete, discrete))
-    if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank, solo=solo)
+    if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank, solo=solo, per_row=per_row)
     return shape_step(summary, kind, continuous), {}, False, None
 

@@ -1,0 +1,81 @@
+"Kernel frames beside RAD's fit (notebook 03j_kernel): kept where rows they were not built on say so, exact as a CPD."
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from radbook.dictionaries import point_mass
+from radbook.kernel import KernelFrames, kernel_frames, loo_choice
+from radbook.rad import RAD
+
+
+@pytest.fixture(scope='module')
+def small():
+    "40 cars' worth of rows: three continuous columns on a curve, a category and an integer count that follow them."
+    rng = np.random.default_rng(3)
+    t = rng.uniform(-2, 2, 40)
+    frame = pd.DataFrame({'a': t + 0.1 * rng.standard_normal(40), 'b': t ** 2 + 0.2 * rng.standard_normal(40),
+                          'c': np.sin(2 * t) + 0.1 * rng.standard_normal(40)})
+    frame['kind'] = pd.Categorical(np.where(t > 0, 'up', 'down'))
+    frame['n'] = np.clip(np.round(t + 2), 0, 4).astype(int)
+    return frame
+
+
+def test_a_small_table_keeps_kernel_frames_judged_on_every_row(small):
+    rad = RAD(random_state=0).fit(small)
+    assert rad.kernel_ is not None and 0 < rad.kernel_weight_ <= 0.9
+    assert rad.kernel_.n_components == len(small) and rad.local_scores_['kernel_gain'] > 0
+    np.testing.assert_allclose(rad.density_.weights[-len(small):].sum(), rad.kernel_weight_)
+    np.testing.assert_allclose(rad.density_.weights.sum(), 1.0)
+    assert np.isfinite(rad.score_samples(small)).all()
+    S, labels = rad.sample(200, random_state=0)
+    assert list(S.columns) == list(small.columns) and S['kind'].dtype == 'category' and S['n'].dtype == small['n'].dtype
+    again = pickle.loads(pickle.dumps(rad))
+    np.testing.assert_array_equal(again.score_samples(small), rad.score_samples(small))
+    assert not hasattr(rad, '_shape_rows') and not hasattr(rad.global_, '_shape_rows')  # the judge's rows: not kept
+
+
+def test_local_false_fits_no_kernel(small):
+    rad = RAD(random_state=0, local=False).fit(small)
+    assert rad.kernel_ is None and rad.kernel_weight_ == 0.0
+
+
+def test_the_kernel_alone_is_exact_with_missing_entries_and_conditionals(small):
+    rad = RAD(random_state=0).fit(small)
+    k, Z = rad.kernel_, rad.encode(small.iloc[:6])
+    holed = Z.copy(); holed[:, 1] = np.nan
+    np.testing.assert_allclose(k.logpdf(holed), k.marginal([0, 2, 3, 4]).logpdf(Z[:, [0, 2, 3, 4]]), rtol=1e-10)
+    x = Z[0].copy(); x[3] = np.nan
+    cond = k.conditional(x)  # the category given the rest: a distribution over its two codes
+    np.testing.assert_allclose(np.exp(cond.logpdf(np.array([[0.], [1.]]))).sum(), 1.0, rtol=1e-10)
+
+
+def test_leave_one_out_is_the_kernel_of_the_other_rows():
+    rng = np.random.default_rng(0)
+    Z = np.c_[rng.standard_normal(30), rng.integers(0, 3, 30).astype(float)]
+    dicts = [None, [point_mass(0.), point_mass(1.), point_mass(2.)]]
+    k = kernel_frames(Z, [0], dicts, np.ones(30))
+    loo = k.loo_logpdf(Z[k.rows], np.arange(30))
+    np.testing.assert_allclose(loo.mean(), k.loo, rtol=1e-9)
+    rest = kernel_frames(Z[1:], [0], dicts, np.ones(29), k.bandwidth, k.smoothing)
+    # the same bumps, but the other rows' frequencies and units differ: the same when those are held fixed
+    same = KernelFrames(k.means[1:], np.full(29, 1 / 29), k.bandwidth, [0], 2, k.center, k.scale,
+                        type(k.rest)(np.full(29, 1 / 29), [k.rest.coefs[0][:, 1:]], k.rest.dictionaries), k.smoothing)
+    np.testing.assert_allclose(loo[0], same.logpdf(Z[:1])[0], rtol=1e-10)
+    assert rest.n_components == 29
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match='bandwidth must be positive'):
+        KernelFrames(np.zeros((2, 1)), np.full(2, 0.5), 0.0, [0], 1, [0.], [1.])
+    with pytest.raises(ValueError, match='two rows'):
+        kernel_frames(np.array([[1.], [np.nan]]), [0], [None], np.ones(2))
+
+
+def test_the_bandwidth_search_prefers_wider_kernels_on_fewer_rows():
+    rng = np.random.default_rng(1)
+    V = rng.standard_normal((800, 2))
+    none = np.zeros((800, 0), np.intp)
+    few, many = loo_choice(V[:50], none[:50], [], np.ones(50))[0], loo_choice(V, none, [], np.ones(800))[0]
+    assert few > many
