@@ -334,7 +334,7 @@ _GAUSS_REFIT_ITER = 20  # EM steps of the kept Gaussian frames on every row, fro
 def with_gaussian(fit: LocalFit, X, sample_weight=None) -> LocalFit:
     """`fit` (what `fit_local` returns for the rows `X`, weighted by `sample_weight`) with Gaussian frames beside RAD's
     density where its held-out rows keep them (`gaussian_search`, then the cross-fitted rule above): `fit.gauss`, the
-    frames refitted on every row, and `fit.gauss_share` their weight $\\gamma$; `fit.scores` gains 'gaussian' (their
+    frames refitted on every row (`fit.gauss_before` before that refit), and `fit.gauss_share` their weight $\\gamma$; `fit.scores` gains 'gaussian' (their
     held-out mean), 'gaussian_share' and 'gaussian_gain' wherever they were fitted. Unchanged with fewer than 15
     held-out rows (`_CV_HELD`, where the shape step cross-validates instead: too few to judge by), where the partition
     of local frames has a total correlation below a quarter nat per row (`_MIN_TOTAL_CORRELATION`), without a smooth
@@ -362,6 +362,6 @@ def with_gaussian(fit: LocalFit, X, sample_weight=None) -> LocalFit:
     if not (alpha < 1 and _beats(gain, v, True)): return fit
     fit.gauss = fit_gaussian_frames(Z, columns, one.dictionaries_, g.weights, g.means, g.covariances, g.center, g.scale,
                                     w, diagonal=g.diagonal, max_iter=_GAUSS_REFIT_ITER)
-    fit.gauss_share = 1 - alpha
+    fit.gauss_share, fit.gauss_before = 1 - alpha, g
     fit.__dict__.pop('density', None)  # the cached mixture, now with the Gaussian frames
     return fit

@@ -239,7 +239,8 @@ class LocalFit:
     """What `fit_local` returns: the one frame's fit, the parts' fits (empty when the one frame is kept), their weights
     $\\pi_c$, the partition, held-out scores, and `share`, the one frame's weight $\\alpha$ beside the parts (`stack_weight`);
     the one frame's EM `twin` and its weight within the frame; the `held` mask of the held-out rows; and Gaussian frames
-    (`gauss`, notebook `03i_gaussian`) beside all of it at weight `gauss_share` $\\gamma$ where they were kept, and kernel
+    (`gauss`, notebook `03i_gaussian`; `gauss_before`, the same before their refit on every row, fitted to the training
+    rows alone) beside all of it at weight `gauss_share` $\\gamma$ where they were kept, and kernel
     frames (`kernel`, notebook `03j_kernel`) beside all of that at weight `kernel_share` $\\kappa$ where they were kept."""
     one: object
     parts: list
@@ -252,6 +253,7 @@ class LocalFit:
     held: np.ndarray = None
     gauss: object = None
     gauss_share: float = 0.0
+    gauss_before: object = None
     kernel: object = None
     kernel_share: float = 0.0
 
@@ -271,10 +273,12 @@ class LocalFit:
         the `MixtureDensity` of all that and them, at weights $1-\\kappa$ and $\\kappa$ (the kernel frames last)."""
         return self.mixture()
 
-    def mixture(self, pick=lambda fit: fit.density_):
-        "`density` from the density `pick(fit)` of each fit (`before_refit`: the one the held-out rows may judge)."
+    def mixture(self, pick=lambda fit: fit.density_, refitted: bool = True):
+        """`density` from the density `pick(fit)` of each fit (`before_refit`: the one the held-out rows may judge), with
+        the Gaussian frames before their refit where not `refitted` (`gauss_before`: those rows may judge them too)."""
         out = self._rad_mixture(pick)
-        for extra, share in ((self.gauss, self.gauss_share), (self.kernel, self.kernel_share)):
+        gauss = self.gauss if refitted else self.gauss_before
+        for extra, share in ((gauss, self.gauss_share), (self.kernel, self.kernel_share)):
             if extra is None: continue
             with np.errstate(divide='ignore'): out = MixtureDensity([out, extra], np.log([1 - share, share]))
         return out
@@ -482,7 +486,9 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
         rs = int(check_random_state(rs).randint(2**31 - 1))
     base = clone(estimator).set_params(local=False, random_state=rs)
-    one = clone(base).fit(X, sample_weight=sample_weight)
+    one = clone(base)
+    one._keeps_rows = True  # its shape step's per-row scores (`_shape_rows`), which kernel frames may be judged beside
+    one = one.fit(X, sample_weight=sample_weight)
     out = LocalFit(one, [], np.ones(1), None, {})
     Z = one.encode(X)
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)

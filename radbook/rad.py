@@ -218,11 +218,12 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         n_bins = self._bins(max(2, int(round(summary.total_weight))) if summary.weighted else summary.n_samples)
         ranks = self._ranks()
         rank = ranks[len(ranks) // 2]  # the dictionary EM's rank: the middle of the candidates
-        self._shape_rows = {}  # the shape step's winner, per row it scored: what kernel frames are judged beside (03j)
+        rows = {} if getattr(self, '_keeps_rows', False) else None  # `fit_local`'s one frame: the shape step's winner
         shape, self.shape_scores_, independent, start = table_shape(summary, self._shape_kind(), self.max_discrete,
                                                                     discrete, rank=rank,
                                                                     solo=not stream and self._rank_one_allowed(),
-                                                                    per_row=self._shape_rows)
+                                                                    per_row=rows)
+        if rows is not None: self._shape_rows = rows  # per row it scored: what kernel frames may be judged beside (03j)
         if independent: return _Stream(None, summary, None, None, None, options, shape)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
                         rank=rank, random_state=rng, start=start)  # the shape step's start for its map, alone
@@ -570,10 +571,12 @@ class RAD(BasePairwiseDensity):
         component per training row, a Gaussian of one bandwidth (in standard units) on each smooth continuous column and
         the row's own value smoothed towards the column's frequencies on each discrete one, both chosen by leave-one-out
         likelihood. Tried on at most 1,000 training rows where every column outside the smooth continuous ones is
-        discrete; judged beside the density above on its held-out rows, or, with fewer than 15 of them, on every row
-        as the shape step scored its candidates on five folds; kept where their mixture beats that density, each half
-        of the rows scored with the share fitted on the other half. Then `density_` is a `MixtureDensity` of the
-        density above and these frames (their components last), exact as a CPD is. None otherwise.
+        discrete; judged beside the density above on its held-out rows (before any refit on them), or, with fewer than
+        15 of them, on every row out of fold, beside the winner of the shape step on the same five folds (RAD's
+        dictionary EM, or RAD at rank one in a rotated map, standing in for the density above, which has no rows it
+        was not fitted to); kept where their mixture beats it, each half of the rows scored with the share fitted on
+        the other half. Then `density_` is a `MixtureDensity` of the density above and these frames (their components
+        last), exact as a CPD is. None otherwise.
     kernel_weight_ : float
         The kernel frames' weight $\\kappa$ in `density_`; 0.0 without them.
     partition_ : Partition or None
@@ -804,8 +807,8 @@ class RAD(BasePairwiseDensity):
         self.kernel_, self.kernel_weight_ = fit.kernel, fit.kernel_share if fit.kernel is not None else 0.0
         for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
             if f is None: continue
-            for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner', '_shape_rows'): f.__dict__.pop(name, None)
-        for name in ('_held_density', '_shape_rows'): self.__dict__.pop(name, None)  # a previous fit's
+            for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner', '_shape_rows', '_keeps_rows'): f.__dict__.pop(name, None)
+        self.__dict__.pop('_held_density', None)  # a previous fit's
         if self.local_ or any(f is not None for f in (fit.twin, fit.gauss, fit.kernel)): self.density_, self.shape_ = fit.density, None
         return self
 

@@ -365,6 +365,12 @@ def _pooled(summary: Summary) -> tuple:
                  [(summary.sample_index, summary.held_index), (summary._sample_keys, summary._held_keys),
                   (summary.sample, summary.held_out), (summary.sample_weight, summary.held_weight)])
 
+def _cv_folds(keys, folds: int = _CV_FOLDS) -> np.ndarray:
+    "Each row's fold by its stream-0 number `keys` (a uniform split): the rows in the order of their keys, dealt out in turn."
+    fold = np.empty(len(keys), np.intp)
+    fold[np.argsort(keys, kind='stable')] = np.arange(len(keys)) % folds
+    return fold
+
 def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discrete: int = 16, rank: int = 8,
                     random_state=0, folds: int = _CV_FOLDS, min_rows: int = _CV_ROWS) -> dict:
     """`shape_scores` per row on every row of a small unweighted table whose summary holds them all (its sample and its
@@ -376,8 +382,7 @@ def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discret
     if len(index) != summary.n_samples: return None
     pool = copy.copy(summary)
     pool.sample_index, pool._sample_keys, pool.sample, pool.sample_weight = index, keys, rows, weights
-    fold = np.empty(len(index), np.intp)
-    fold[np.argsort(keys, kind='stable')] = np.arange(len(index)) % folds
+    fold = _cv_folds(keys, folds)
     out = {kind: np.full(len(index), np.nan) for kind in kinds}
     for f in range(folds):
         mine = fold == f
@@ -398,19 +403,19 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
     `solo` is False): RAD at rank one in a rotated map (`independent_fit`). `start` names the start the chosen candidate's
     dictionary EM was fitted from where the starts would race (its race's winner, or `_ROTATION_START` for a rotation;
     None on fewer than 5,000 rows, or for a winner at rank one). A dict `per_row` receives the winner's log-likelihood of
-    each row it was scored on (`'rows'`), those rows' numbers in the table (`'index'`), and whether they are every row,
-    scored on folds (`'folds'`); it stays empty where the winner has no per-row scores."""
+    each row it was scored on (`'rows'`), those rows' numbers in the table (`'index'`), and, where every row was scored
+    on folds, each row's fold (`'folds'`, `_cv_folds`; else None); it stays empty where the winner has no per-row scores."""
     kinds, starts = (None, 'columns') + _ROTATIONS, {}
     rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
     if 0 < len(summary.held_out) < _CV_HELD:
         rows = cv_shape_scores(summary, columns, kinds + (_SOLO if solo else ()), discrete, max_discrete, rank,
                                random_state)
-        w, index = None, _pooled(summary)[0]
-    folds = rows is not None
+        index, keys = _pooled(summary)[:2]
+        w, folds = None, _cv_folds(keys) if rows is not None else None
     if rows is None:
         rows = shape_scores(summary, columns, kinds, discrete=discrete, max_discrete=max_discrete, rank=rank,
                             random_state=random_state, max_rows=max_rows, per_row=True, starts=starts)
-        w, index = summary.held_weights(), summary.held_index
+        w, index, folds = summary.held_weights(), summary.held_index, None
     scores = {kind: float(np.average(v, weights=w)) if np.ndim(v) else float(v) for kind, v in rows.items()}
     mean = lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind]
     best, turn = max((None, 'columns'), key=mean), max([kind for kind in _ROTATIONS + _SOLO if kind in rows], key=mean)

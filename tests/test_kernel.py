@@ -34,6 +34,8 @@ def test_a_small_table_keeps_kernel_frames_judged_on_every_row(small):
     again = pickle.loads(pickle.dumps(rad))
     np.testing.assert_array_equal(again.score_samples(small), rad.score_samples(small))
     assert not hasattr(rad, '_shape_rows') and not hasattr(rad.global_, '_shape_rows')  # the judge's rows: not kept
+    one_frame = RAD(random_state=0, local=False).fit(small)
+    assert not hasattr(one_frame, '_shape_rows') and not hasattr(one_frame, '_keeps_rows')
 
 
 def test_local_false_fits_no_kernel(small):
@@ -51,19 +53,25 @@ def test_the_kernel_alone_is_exact_with_missing_entries_and_conditionals(small):
     np.testing.assert_allclose(np.exp(cond.logpdf(np.array([[0.], [1.]]))).sum(), 1.0, rtol=1e-10)
 
 
-def test_leave_one_out_is_the_kernel_of_the_other_rows():
+def test_leave_one_out_leaves_each_row_out_of_the_frequencies_too():
+    # weighted rows, a discrete column with a value seen once: each row scored by the kernel frames of the others
+    # (their frequencies counted without it), in the same standard units, as loo_choice's mean says
+    from radbook.dictionaries import DictionaryCPD
+    from radbook.kernel import discrete_codes, frequencies
     rng = np.random.default_rng(0)
-    Z = np.c_[rng.standard_normal(30), rng.integers(0, 3, 30).astype(float)]
-    dicts = [None, [point_mass(0.), point_mass(1.), point_mass(2.)]]
-    k = kernel_frames(Z, [0], dicts, np.ones(30))
-    loo = k.loo_logpdf(Z[k.rows], np.arange(30))
-    np.testing.assert_allclose(loo.mean(), k.loo, rtol=1e-9)
-    rest = kernel_frames(Z[1:], [0], dicts, np.ones(29), k.bandwidth, k.smoothing)
-    # the same bumps, but the other rows' frequencies and units differ: the same when those are held fixed
-    same = KernelFrames(k.means[1:], np.full(29, 1 / 29), k.bandwidth, [0], 2, k.center, k.scale,
-                        type(k.rest)(np.full(29, 1 / 29), [k.rest.coefs[0][:, 1:]], k.rest.dictionaries), k.smoothing)
-    np.testing.assert_allclose(loo[0], same.logpdf(Z[:1])[0], rtol=1e-10)
-    assert rest.n_components == 29
+    V, c, w = rng.standard_normal((20, 2)), np.r_[rng.integers(0, 2, 19), 2].astype(float), rng.uniform(0.5, 2, 20)
+    dicts = [point_mass(0.), point_mass(1.), point_mass(2.)]
+    codes, counts = discrete_codes(c[:, None], [0], [dicts], w)
+    h, lam, mean = loo_choice(V, codes, counts, w, bandwidths=[0.5], smoothings=[0.2])
+    rows = []
+    for i in range(20):
+        o = np.delete(np.arange(20), i)
+        f = frequencies(np.bincount(codes[o, 0], weights=w[o], minlength=3))
+        B = 0.2 * f[:, None] + 0.8 * np.eye(3)[:, codes[o, 0]]
+        k = KernelFrames(V[o], w[o] / w[o].sum(), 0.5, [0, 1], 3, [0., 0.], [1., 1.],
+                         DictionaryCPD(w[o] / w[o].sum(), [B], [dicts]))
+        rows.append(k.logpdf(np.array([[V[i, 0], V[i, 1], c[i]]]))[0])
+    np.testing.assert_allclose(mean, np.average(rows, weights=w), rtol=1e-10)
 
 
 def test_bad_input_is_refused():
@@ -71,6 +79,9 @@ def test_bad_input_is_refused():
         KernelFrames(np.zeros((2, 1)), np.full(2, 0.5), 0.0, [0], 1, [0.], [1.])
     with pytest.raises(ValueError, match='two rows'):
         kernel_frames(np.array([[1.], [np.nan]]), [0], [None], np.ones(2))
+    Z = np.c_[np.arange(6.), np.arange(6) % 2]
+    with pytest.raises(ValueError, match='need a smoothing'):
+        kernel_frames(Z, [0], [None, [point_mass(0.), point_mass(1.)]], np.ones(6), bandwidth=0.3)
 
 
 def test_the_bandwidth_search_prefers_wider_kernels_on_fewer_rows():
