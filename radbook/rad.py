@@ -415,7 +415,8 @@ class RAD(BasePairwiseDensity):
         and a RAD per part in its own whitened frame, mixed by the parts' shares of the rows, with the one frame beside
         them at the share the held-out rows fit, at least 0.1 (`global_weight_`). Under 'auto' the one frame itself is
         the Radon fit stacked with its EM twin where that wins (`em_frame_`), and the whole is stacked with Gaussian
-        frames where those win (`gaussian_`, notebook `03i_gaussian`). 'auto' keeps that mixture where its held-out mean
+        frames where those win (`gaussian_`, notebook `03i_gaussian`), then with kernel frames where those win (`kernel_`,
+        notebook `03j_kernel`). 'auto' keeps that mixture where its held-out mean
         log-likelihood beats the one frame's, each half of those rows scored with the share fitted on the other half
         (`local_scores_`), and is tried only with
         shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
@@ -472,7 +473,7 @@ class RAD(BasePairwiseDensity):
     density_ : DictionaryCPD, ShapedDensity or MixtureDensity
         The fitted density, in the data's units (the standardisation's Jacobian is in its atoms; with a `shape_`, a
         `ShapedDensity` that adds the map's Jacobian); a `MixtureDensity` of several fits with local frames (`local_`),
-        an EM twin (`em_frame_`) or Gaussian frames (`gaussian_`), whose `n_components` (not `n_components_`) numbers the components of
+        an EM twin (`em_frame_`), Gaussian frames (`gaussian_`) or kernel frames (`kernel_`), whose `n_components` (not `n_components_`) numbers the components of
         `predict_proba` and `sample`.
     center_, scale_ : ndarray of shape (n_features,)
         The center and scale that standardised each column for the projections (0 and 1 with standardize=False).
@@ -485,7 +486,7 @@ class RAD(BasePairwiseDensity):
     shape_ : Shape or None
         The fitted map of the rows (shape='columns', 'whiten' or 'ica'); `dictionaries_`, `center_` and `scale_` of the mapped
         columns are then in its space, and `density_` is a `ShapedDensity`. None where `density_` mixes several fits
-        (`local_`, an `em_frame_`, or `gaussian_`): `global_.shape_` is then the one frame's map.
+        (`local_`, an `em_frame_`, `gaussian_` or `kernel_`): `global_.shape_` is then the one frame's map.
     combine_ : str
         The combination of the runs kept, 'average' or 'best' (the `combine` setting, or its choice with 'auto').
     combine_scores_ : dict
