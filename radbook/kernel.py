@@ -20,7 +20,7 @@ class KernelFrames(GaussianFrames):
     \lambda f_n(x_n)\big]$: a product-kernel density, one component per row. `centers` are the rows' values of the
     continuous `columns` in standard units ((x - `center`) / `scale`), `weights` the rows' weights, `bandwidth` $h$ in
     standard units (one for every column, or one per column: $h_n$), and `rest` the other columns' factors (a `DictionaryCPD` with the same weights, `smoothing`
-    $\lambda$ towards each column's frequencies). `GaussianFrames` with covariances $h^2 I$: marginals, conditionals,
+    $\lambda$ towards each column's frequencies). `GaussianFrames` with covariances $\mathrm{diag}(h_n^2)$: marginals, conditionals,
     missing entries and samples stay exact."""
     diagonal = True
 
@@ -34,7 +34,8 @@ class KernelFrames(GaussianFrames):
         self.bandwidth, self.smoothing = h[np.argsort(np.asarray(columns), kind='stable')], smoothing  # as `columns`
 
     def __repr__(self):
-        h = f"{self.bandwidth.min():.3g}" + (f" to {self.bandwidth.max():.3g}" if np.ptp(self.bandwidth) > 0 else "")
+        h = "none" if not len(self.bandwidth) else (
+            f"{self.bandwidth.min():.3g}" + (f" to {self.bandwidth.max():.3g}" if np.ptp(self.bandwidth) > 0 else ""))
         return (f"KernelFrames({self.n_components} rows, bandwidth {h} in standard units over "
                 f"{len(self.columns)} columns, {len(self.others)} others, smoothing {self.smoothing})")
 
@@ -132,7 +133,8 @@ def loo_choice(V, codes, counts, weights, bandwidths=_BANDWIDTHS, smoothings=_SM
     the rows `V` (continuous columns in standard units) and `codes` (their discrete columns, `discrete_codes`, with
     weighted `counts`): a search over the `bandwidths` at smoothing 0.1, then the `smoothings`, then the bandwidths
     again, one bandwidth for every column; then, with `per_column`, each column's own (`_column_ratios`, on at most
-    `_COLUMN_ROWS` rows drawn by `random_state` with their own common bandwidth, the ratios applied to this one).
+    `_COLUMN_ROWS` rows drawn by `random_state` with their own common bandwidth, the ratios applied to this one and
+    kept where the leave-one-out mean of all the rows rises with them).
     `bandwidths` comes back with one per column; the smoothing is None without discrete columns; the mean is in
     standard units (`V`'s)."""
     V, w = np.asarray(V, dtype=float), np.asarray(weights, dtype=float)
@@ -148,9 +150,16 @@ def loo_choice(V, codes, counts, weights, bandwidths=_BANDWIDTHS, smoothings=_SM
             sub_counts = [np.bincount(c[c >= 0], weights=w[rows][c >= 0], minlength=len(k)) for c, k in zip(sub, counts)]
             hs, _, Lds = _common_choice(V[rows], sub_codes, sub_counts, w[rows], bandwidths, [s] if s is not None else smoothings)
             ratios = _column_ratios(V[rows], Lds, w[rows], hs)
-    H = h * ratios
-    Lc = sum((V[:, j, None] - V[None, :, j]) ** 2 * (-0.5 / H[j] ** 2) for j in range(d)) if d else np.zeros((n, n))
-    return H, s, _loo_mean(Lc, Ld, np.log(w), np.log(w.sum() - w), w, H)
+    lw, norm = np.log(w), np.log(w.sum() - w)
+    def mean(H):  # on every row
+        Lc = sum((V[:, j, None] - V[None, :, j]) ** 2 * (-0.5 / H[j] ** 2) for j in range(d)) if d else np.zeros((n, n))
+        return _loo_mean(Lc, Ld, lw, norm, w, H)
+    common, H = np.full(d, h), h * ratios
+    if not (ratios != 1).any(): return common, s, mean(common)
+    v = mean(H)
+    if n <= _COLUMN_ROWS: return H, s, v  # found on these rows: never worse than the common bandwidth
+    best = mean(common)  # found on a subsample: kept where every row agrees
+    return (H, s, v) if v > best else (common, s, best)
 
 # %% ../nbs/03j_kernel.ipynb #a85734c7
 def kernel_frames(Z, columns, dictionaries, weights, bandwidth=None, smoothing: float = None,

@@ -88,8 +88,19 @@ def test_the_bandwidth_search_prefers_wider_kernels_on_fewer_rows():
     rng = np.random.default_rng(1)
     V = rng.standard_normal((800, 2))
     none = np.zeros((800, 0), np.intp)
-    few, many = loo_choice(V[:50], none[:50], [], np.ones(50))[0], loo_choice(V, none, [], np.ones(800))[0]
+    few, many = loo_choice(V[:50], none[:50], [], np.ones(50))[0], loo_choice(V, none, [], np.ones(800), random_state=0)[0]
     assert few.shape == many.shape == (2,) and few.mean() > many.mean()
+
+
+def test_bandwidths_found_on_a_subsample_are_kept_only_where_every_row_agrees():
+    # three independent columns, 1,000 rows: the 400-row subsample's ratios lose on all the rows, so the common one stays
+    rng = np.random.default_rng(1)
+    V = rng.standard_normal((1000, 3))
+    V = (V - V.mean(0)) / V.std(0)
+    none = np.zeros((1000, 0), np.intp)
+    h, _, mean = loo_choice(V, none, [], np.ones(1000), random_state=1)
+    common = loo_choice(V, none, [], np.ones(1000), per_column=False)
+    assert mean >= common[2] - 1e-12 and (np.ptp(h) == 0 or mean > common[2])
 
 
 def test_a_column_with_its_own_scale_gets_its_own_bandwidth():
