@@ -571,8 +571,8 @@ class RAD(BasePairwiseDensity):
         Kernel frames kept beside all of the above under local='auto' (notebook `03j_kernel`): RAD's model with one
         component per training row, a Gaussian on each smooth continuous column (the column's own bandwidth, in standard
         units) and the row's own value smoothed towards the column's frequencies on each discrete one, the bandwidths
-        and the smoothing chosen by leave-one-out likelihood (the columns' own ratios on at most 400 of the rows). Tried on at most 1,000 training rows where every column outside the smooth continuous ones is
-        discrete; judged beside the density above on its held-out rows (before any refit on them), or, with fewer than
+        and the smoothing chosen by leave-one-out likelihood (the columns' own ratios on at most 400 of the rows).
+        Tried on at most 1,000 training rows where every column outside the smooth continuous ones is discrete; judged beside the density above on its held-out rows (before any refit on them), or, with fewer than
         15 of them, on every row out of fold, beside the winner of the shape step on the same five folds (RAD's
         dictionary EM, or RAD at rank one in a rotated map, standing in for the density above, which has no rows it
         was not fitted to); kept where their mixture beats it, each half of the rows scored with the share fitted on
