@@ -16,12 +16,12 @@ __all__ = ['KernelFrames', 'discrete_codes', 'frequencies', 'loo_choice', 'kerne
 
 # %% ../nbs/03j_kernel.ipynb #0e97623e
 class KernelFrames(GaussianFrames):
-    r"""$p(x) = \sum_i w_i \prod_{n\in G}\mathcal N(z_n; z_{in}, h^2)/s_n \prod_{n\notin G}\big[(1-\lambda)[x_n=x_{in}] +
+    r"""$p(x) = \sum_i w_i \prod_{n\in G}\mathcal N(z_n; z_{in}, h_n^2)/s_n \prod_{n\notin G}\big[(1-\lambda)[x_n=x_{in}] +
     \lambda f_n(x_n)\big]$: a product-kernel density, one component per row. `centers` are the rows' values of the
-    continuous `columns` in standard units ((x - `center`) / `scale`), `weights` the rows' weights, `bandwidth` $h$ in
-    standard units (one for every column, or one per column: $h_n$), and `rest` the other columns' factors (a `DictionaryCPD` with the same weights, `smoothing`
-    $\lambda$ towards each column's frequencies). `GaussianFrames` with covariances $\mathrm{diag}(h_n^2)$: marginals, conditionals,
-    missing entries and samples stay exact."""
+    continuous `columns` in standard units ((x - `center`) / `scale`), `weights` the rows' weights, `bandwidth` in
+    standard units (one $h$ for every column, or one $h_n$ per column), and `rest` the other columns' factors (a
+    `DictionaryCPD` with the same weights, `smoothing` $\lambda$ towards each column's frequencies). `GaussianFrames`
+    with covariances $\mathrm{diag}(h_n^2)$: marginals, conditionals, missing entries and samples stay exact."""
     diagonal = True
 
     def __init__(self, centers, weights, bandwidth, columns, n_features: int, center, scale, rest=None,
@@ -148,7 +148,8 @@ def loo_choice(V, codes, counts, weights, bandwidths=_BANDWIDTHS, smoothings=_SM
             sub = [c[rows] for c in codes.T]
             sub_codes = np.stack(sub, axis=1) if sub else codes[rows]
             sub_counts = [np.bincount(c[c >= 0], weights=w[rows][c >= 0], minlength=len(k)) for c, k in zip(sub, counts)]
-            hs, _, Lds = _common_choice(V[rows], sub_codes, sub_counts, w[rows], bandwidths, [s] if s is not None else smoothings)
+            hs, _, Lds = _common_choice(V[rows], sub_codes, sub_counts, w[rows], bandwidths,
+                                        [s] if s is not None else smoothings)
             ratios = _column_ratios(V[rows], Lds, w[rows], hs)
     lw, norm = np.log(w), np.log(w.sum() - w)
     def mean(H):  # on every row
@@ -173,7 +174,8 @@ def kernel_frames(Z, columns, dictionaries, weights, bandwidth=None, smoothing: 
     Z, w = np.asarray(Z, dtype=float), np.asarray(weights, dtype=float)
     columns = np.sort(np.asarray(columns, dtype=np.intp))
     keep = np.flatnonzero((w > 0) & ~np.isnan(Z[:, columns]).any(axis=1))
-    if len(keep) < 2: raise ValueError(f"kernel frames need two rows that hold every one of columns {list(columns)}, got {len(keep)}.")
+    if len(keep) < 2:
+        raise ValueError(f"kernel frames need two rows that hold every one of columns {list(columns)}, got {len(keep)}.")
     G, wk = Z[np.ix_(keep, columns)], w[keep]
     center = np.average(G, axis=0, weights=wk)
     scale = np.maximum(np.sqrt(np.average((G - center) ** 2, axis=0, weights=wk)), 1e-12)
