@@ -5,14 +5,16 @@
 # %% ../nbs/03j_kernel.ipynb #ff57ec9d
 from __future__ import annotations
 import numpy as np
+from sklearn.base import clone
 from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, is_discrete
-from .local import (LocalFit, smooth_columns, before_refit, stack_weight, _held_rows, _stacked_gain, _beats, _MIN_SHARE)
-from .gaussian import GaussianFrames
+from .local import (LocalFit, fit_local, smooth_columns, before_refit, stack_weight, _held_rows, _rows, _stacked_gain,
+                           _beats, _MIN_SHARE)
+from .gaussian import GaussianFrames, with_gaussian
 from .shape import _CV_HELD
 
 # %% auto #0
-__all__ = ['KernelFrames', 'discrete_codes', 'frequencies', 'loo_choice', 'kernel_frames', 'with_kernel']
+__all__ = ['KernelFrames', 'discrete_codes', 'frequencies', 'loo_choice', 'kernel_frames', 'cross_fitted_rows', 'with_kernel']
 
 # %% ../nbs/03j_kernel.ipynb #0e97623e
 class KernelFrames(GaussianFrames):
@@ -206,21 +208,60 @@ def kernel_frames(Z, columns, dictionaries, weights, bandwidth=None, smoothing: 
 _KERNEL_ROWS = 1000  # the kernel is tried on at most this many training rows (its choice costs their number squared)
 _KERNEL_MIN_ROWS = 10  # ... and on at least this many that hold every smooth column (its centers)
 
-def with_kernel(fit: LocalFit, X, sample_weight=None) -> LocalFit:
-    """`fit` (what `fit_local` and `with_gaussian` return for the rows `X`, weighted by `sample_weight`) with kernel
-    frames beside its density where rows they were not built on keep them (`kernel_frames`, then the cross-fitted rule
-    above): `fit.kernel`, the frames on every row, and `fit.kernel_share` their weight $\\kappa$; `fit.scores` gains
-    'kernel' (their mean on the judging rows), 'kernel_share' and 'kernel_gain' wherever they were tried. Tried where
+def _kernel_columns(one, Z):
+    """The smooth continuous columns of the rows `Z` (encoded by the RAD fit `one`) that kernel frames would smooth, or
+    None where some other column is not discrete (kernel frames are built for smooth and discrete columns alone)."""
+    flags = [is_discrete(d) for d in one.dictionaries_]
+    columns = smooth_columns(Z, flags)
+    if not len(columns) or any(not flags[n] for n in np.setdiff1d(np.arange(Z.shape[1]), columns)): return None
+    return columns
+
+_CROSS_FOLDS = 3  # the cross-fitted judge's folds
+_FLATTERY = 2.0  # nats a row the held-out rows may flatter RAD by: the cross-fitted judge runs where the kernel gains even so
+_CROSS_WORK = 20_000  # ... and where the table's pairs of columns times its rows are at most this (`Boston`: 91 x 337)
+
+def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLDS, random_state=None):
+    """Every row of `X` (weighted by `sample_weight`) scored out of fold, `(rows, kernel rows)`: by RAD's fit before
+    kernel frames (`fit_local` with keep='auto', then `with_gaussian`, of a clone of the RAD `estimator`) and by kernel
+    frames, both fitted to the other `folds` (rows cut at random by `random_state`, an int); None where some fold's fit
+    leaves nothing to build kernel frames on (a column neither smooth nor discrete, or fewer than `_KERNEL_MIN_ROWS`
+    complete rows)."""
+    n = len(X)
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    fold = np.random.default_rng(random_state).permutation(n) % folds
+    rows, k_rows = np.zeros(n), np.zeros(n)
+    for f in range(folds):
+        mine = fold == f
+        X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
+        est = clone(estimator).set_params(random_state=random_state, verbose=0)
+        fit = with_gaussian(fit_local(est, X_in, w_in, keep='auto'), X_in, w_in)
+        Z = fit.one.encode(X_in)
+        columns = _kernel_columns(fit.one, Z)
+        if columns is None or (~np.isnan(Z[:, columns]).any(axis=1)).sum() < _KERNEL_MIN_ROWS: return None
+        kern = kernel_frames(Z, columns, fit.one.dictionaries_, np.ones(len(Z)) if w_in is None else w_in,
+                             random_state=random_state)
+        rows[mine], k_rows[mine] = _held_rows(fit.one, fit.density, X, mine), _held_rows(fit.one, kern, X, mine)
+    return rows, k_rows
+
+# %% ../nbs/03j_kernel.ipynb #627dfdb7
+def with_kernel(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
+    """`fit` (what `fit_local` and `with_gaussian` return for the rows `X`, weighted by `sample_weight`, from the RAD
+    `estimator`) with kernel frames beside its density where rows they were not built on keep them (`kernel_frames`,
+    then the cross-fitted rule above): `fit.kernel`, the frames on every row, and `fit.kernel_share` their weight
+    $\\kappa$; `fit.scores` gains 'kernel' (their mean on the judging rows), 'kernel_share', 'kernel_gain' and
+    'kernel_judge' (which rows judged: 'held-out', 'cross-fitted' or 'folds') wherever they were tried. Tried where
     every column outside the smooth continuous ones is discrete, at most `_KERNEL_ROWS` rows train them and at least
-    `_KERNEL_MIN_ROWS` of those hold every smooth column: judged on at least `_CV_HELD` held-out rows, else on every
-    row where the one frame's shape step scored its winner on folds (`choose_shape`'s `per_row`, which `fit_local`'s
-    one frame keeps as `_shape_rows`), the kernel frames built on the same folds."""
+    `_KERNEL_MIN_ROWS` of those hold every smooth column: judged on at least `_CV_HELD` held-out rows, or, where on
+    those the kernel would gain even with RAD's density `_FLATTERY` nats a row lower, on every row out of fold
+    (`cross_fitted_rows`, where the `estimator` is given and the table's pairs of columns times its rows are at
+    most `_CROSS_WORK`); with
+    fewer held-out rows, on every row where the one frame's shape step scored its winner on folds (`choose_shape`'s
+    `per_row`, which `fit_local`'s one frame keeps as `_shape_rows`), the kernel frames built on the same folds."""
     held, one = fit.held, fit.one
     if held is None: return fit
     Z = one.encode(X)
-    flags = [is_discrete(d) for d in one.dictionaries_]
-    columns = smooth_columns(Z, flags)
-    if not len(columns) or any(not flags[n] for n in np.setdiff1d(np.arange(Z.shape[1]), columns)): return fit
+    columns = _kernel_columns(one, Z)
+    if columns is None: return fit
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     complete = ~np.isnan(Z[:, columns]).any(axis=1)
     def too_few(training): return (training > 0).sum() > _KERNEL_ROWS or ((training > 0) & complete).sum() < _KERNEL_MIN_ROWS
@@ -230,6 +271,11 @@ def with_kernel(fit: LocalFit, X, sample_weight=None) -> LocalFit:
         kern = kernel_frames(Z, columns, one.dictionaries_, training, random_state=one.random_state)
         before = fit.mixture(before_refit, refitted=False)  # no refit on the held-out rows anywhere in it
         v, rows, k_rows = w[held], _held_rows(one, before, X, held), _held_rows(one, kern, X, held)
+        judge = 'held-out'
+        cheap = Z.shape[1] * (Z.shape[1] - 1) // 2 * (w > 0).sum() <= _CROSS_WORK  # pairs of columns times rows
+        if estimator is not None and cheap and _beats(_stacked_gain(rows - _FLATTERY, k_rows, v, _MIN_SHARE), v, False):
+            crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state)
+            if crossed is not None: (rows, k_rows), v, judge = crossed, w, 'cross-fitted'
     else:  # every row, out of fold, on the folds the shape step scored its winner on
         shape_rows = getattr(one, '_shape_rows', None) or {}
         folds = shape_rows.get('folds')
@@ -242,11 +288,11 @@ def with_kernel(fit: LocalFit, X, sample_weight=None) -> LocalFit:
             if too_few(training): return fit
             k_rows[folds == f] = _held_rows(one, kernel_frames(Z, columns, one.dictionaries_, training,
                                                                random_state=one.random_state), X, mine)
-        v, rows = w[index], np.asarray(shape_rows['rows'], dtype=float)
+        v, rows, judge = w[index], np.asarray(shape_rows['rows'], dtype=float), 'folds'
     alpha = max(_MIN_SHARE, stack_weight(rows, k_rows, v))  # the density before's share: at least 0.1, as beside parts
     gain = _stacked_gain(rows, k_rows, v, _MIN_SHARE)
     fit.scores.update(kernel=float(np.average(k_rows, weights=v)), kernel_share=1 - alpha,
-                      kernel_gain=float(np.average(gain, weights=v)))
+                      kernel_gain=float(np.average(gain, weights=v)), kernel_judge=judge)
     if not (alpha < 1 and _beats(gain, v, False)): return fit
     kern = kernel_frames(Z, columns, one.dictionaries_, w, random_state=one.random_state)  # on every row, chosen there
     fit.kernel, fit.kernel_share = kern, 1 - alpha

@@ -592,7 +592,9 @@ class RAD(BasePairwiseDensity):
         kept, 'frame' (the one frame with its twin, which the parts are then compared with); with Gaussian frames
         tried, 'gaussian' (the frames alone), 'gaussian_share' ($\\gamma$) and 'gaussian_gain' (the cross-fitted gain
         of their mixture with RAD's fit over that fit, which decides); with kernel frames tried, 'kernel', 'kernel_share'
-        ($\\kappa$) and 'kernel_gain' likewise (on every row, out of fold, where the shape step scored on folds);
+        ($\\kappa$) and 'kernel_gain' likewise, and 'kernel_judge', the rows they were judged on: 'held-out',
+        'cross-fitted' (every row, out of fold, RAD's whole fit refitted on the other folds) or 'folds' (every row, out
+        of fold, where the shape step scored on folds);
         where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
         'local': the bound on the parts' held-out rows minus the one frame's there, per row.
     """
@@ -655,7 +657,7 @@ class RAD(BasePairwiseDensity):
             return self._take(None)
         with single_threaded():  # the partition's small products and k-means too
             fit = fit_local(self, X, sample_weight, keep=kind)
-            return self._take(with_kernel(with_gaussian(fit, X, sample_weight), X, sample_weight) if kind == 'auto' else fit)
+            return self._take(with_kernel(with_gaussian(fit, X, sample_weight), X, sample_weight, self) if kind == 'auto' else fit)
 
     fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """
 
