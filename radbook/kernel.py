@@ -6,15 +6,17 @@
 from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
+from scipy.linalg import solve_triangular
 from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, is_discrete
 from .local import (LocalFit, fit_local, smooth_columns, before_refit, stack_weight, _held_rows, _rows, _stacked_gain,
                            _beats, _MIN_SHARE)
-from .gaussian import GaussianFrames, with_gaussian
+from .gaussian import GaussianFrames, with_gaussian, _LOG_2PI
 from .shape import _CV_HELD
 
 # %% auto #0
-__all__ = ['KernelFrames', 'discrete_codes', 'frequencies', 'loo_choice', 'kernel_frames', 'cross_fitted_rows', 'with_kernel']
+__all__ = ['KernelFrames', 'shared_logpdfs', 'discrete_codes', 'frequencies', 'loo_choice', 'correlation_choice', 'kernel_frames',
+           'cross_fitted_rows', 'with_kernel']
 
 # %% ../nbs/03j_kernel.ipynb #0e97623e
 class KernelFrames(GaussianFrames):
@@ -23,26 +25,64 @@ class KernelFrames(GaussianFrames):
     continuous `columns` in standard units ((x - `center`) / `scale`), `weights` the rows' weights, `bandwidth` in
     standard units (one $h$ for every column, or one $h_n$ per column), and `rest` the other columns' factors (a
     `DictionaryCPD` with the same weights, `smoothing` $\lambda$ towards each column's frequencies). `GaussianFrames`
-    with covariances $\mathrm{diag}(h_n^2)$: marginals, conditionals, missing entries and samples stay exact."""
-    diagonal = True
-
+    with covariances $\mathrm{diag}(h_n^2)$, or with a `correlation` matrix $C$ (unit diagonal, over `columns`) the
+    one covariance $\mathrm{diag}(h)\,C\,\mathrm{diag}(h)$ for every row: marginals, conditionals, missing entries
+    and samples stay exact."""
     def __init__(self, centers, weights, bandwidth, columns, n_features: int, center, scale, rest=None,
-                 smoothing: float = None):
+                 smoothing: float = None, correlation=None):
         d = len(columns)
         h = np.broadcast_to(np.asarray(bandwidth, dtype=float), (d,)).copy()  # one for all columns, or one per column
         if not (h > 0).all(): raise ValueError(f"bandwidth must be positive, got {bandwidth!r}.")
-        covariances = np.broadcast_to(np.diag(h ** 2), (len(weights), d, d))
+        C = np.eye(d) if correlation is None else np.asarray(correlation, dtype=float)
+        if C.shape != (d, d) or not np.allclose(np.diag(C), 1.0):
+            raise ValueError(f"correlation must be a ({d}, {d}) matrix with a unit diagonal, got shape {C.shape}.")
+        covariances = np.broadcast_to(h[:, None] * C * h[None], (len(weights), d, d))  # one, shared by every row
         super().__init__(weights, centers, covariances, columns, n_features, center, scale, rest)
-        self.bandwidth, self.smoothing = h[np.argsort(np.asarray(columns), kind='stable')], smoothing  # as `columns`
+        order = np.argsort(np.asarray(columns), kind='stable')  # as `columns`
+        self.bandwidth, self.smoothing = h[order], smoothing
+        self.correlation = None if correlation is None else C[np.ix_(order, order)]
+        self.diagonal = correlation is None
+
+    def component_logpdf(self, X) -> np.ndarray:
+        "As `GaussianFrames.component_logpdf`, with one Cholesky factor of the shared covariance per pattern of holes."
+        if self.correlation is None: return super().component_logpdf(X)
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(f"X must have shape (n_samples, {self.n_features}), got {X.shape}.")
+        G = X[:, self.columns]
+        out = shared_logpdfs((G - self.center) / self.scale, self.means, self.covariances[0])
+        out -= (np.log(self.scale) * ~np.isnan(G)).sum(axis=1)[:, None]  # the units' Jacobian
+        if self.rest is not None: out += self.rest.component_logpdf(X[:, self.others])
+        return out
 
     def __repr__(self):
         h = "none" if not len(self.bandwidth) else (
             f"{self.bandwidth.min():.3g}" + (f" to {self.bandwidth.max():.3g}" if np.ptp(self.bandwidth) > 0 else ""))
+        c = "" if self.correlation is None else ", correlated"
         return (f"KernelFrames({self.n_components} rows, bandwidth {h} in standard units over "
-                f"{len(self.columns)} columns, {len(self.others)} others, smoothing {self.smoothing})")
+                f"{len(self.columns)} columns{c}, {len(self.others)} others, smoothing {self.smoothing})")
+
+
+def shared_logpdfs(Z, means, covariance) -> np.ndarray:
+    """`gaussian_logpdfs` for components that share one `covariance` (d, d): each pattern of NaN entries factors its
+    block once, and the rows and means are whitened by it, so the cost is one product of rows by means."""
+    Z = np.asarray(Z, dtype=float)
+    out = np.zeros((len(Z), len(means)))
+    seen = ~np.isnan(Z)
+    if seen.all(): patterns, inverse = np.ones((1, Z.shape[1]), bool), np.zeros(len(Z), np.intp)
+    else: patterns, inverse = np.unique(seen, axis=0, return_inverse=True)
+    for p, pattern in enumerate(patterns):
+        o = np.flatnonzero(pattern)
+        if not len(o): continue
+        rows = np.flatnonzero(inverse.ravel() == p)
+        L = np.linalg.cholesky(covariance[np.ix_(o, o)])
+        a = solve_triangular(L, Z[np.ix_(rows, o)].T, lower=True).T
+        b = solve_triangular(L, means[:, o].T, lower=True).T
+        quad = np.maximum((a ** 2).sum(axis=1)[:, None] + (b ** 2).sum(axis=1)[None] - 2 * a @ b.T, 0.0)
+        out[rows] = -0.5 * quad - np.log(np.diag(L)).sum() - 0.5 * len(o) * _LOG_2PI
+    return out
 
 # %% ../nbs/03j_kernel.ipynb #983b3309
-_LOG_2PI = np.log(2 * np.pi)
 _BANDWIDTHS = np.geomspace(0.05, 3.0, 19)  # the bandwidths tried, in standard units
 _SMOOTHINGS = (0.01, 0.03, 0.1, 0.3, 1.0)  # the discrete columns' smoothings tried (1: independent of the row)
 
@@ -164,13 +204,60 @@ def loo_choice(V, codes, counts, weights, bandwidths=_BANDWIDTHS, smoothings=_SM
     best = mean(common)  # found on a subsample: kept where every row agrees
     return (H, s, v) if v > best else (common, s, best)
 
+# %% ../nbs/03j_kernel.ipynb #b985c5be
+_CORRELATIONS = (0.25, 0.5, 0.75, 0.9)  # the shrinkages rho of the rows' correlation tried (0: the product kernel) ...
+_WIDENINGS = (0.8, 0.9, 1.0, 1.12, 1.25)  # ... each with the bandwidths at these multiples
+
+def _loo_covariance_mean(V, C, Ld, lw, norm, w) -> float:
+    "`_loo_mean` of kernels with the one covariance `C` over the rows `V`: Mahalanobis distances, $\\sum_n\\log L_{nn}$."
+    L = np.linalg.cholesky(C)
+    U = solve_triangular(L, V.T, lower=True).T
+    return _loo_mean(_squared_distances(U) * -0.5, Ld, lw, norm, w, np.diag(L))
+
+def correlation_choice(V, codes, counts, weights, bandwidths, smoothing: float = None, random_state=None) -> tuple:
+    """`(bandwidths, correlation, mean)`: the kernel covariance $\\mathrm{diag}(mh)\\,C_\\rho\\,\\mathrm{diag}(mh)$ of the rows
+    `V` (continuous columns in standard units, with `codes` and weighted `counts` of their discrete columns at
+    `smoothing`, as `loo_choice` takes them) with the highest leave-one-out mean: $h$ the given `bandwidths`,
+    $C_\\rho = (1-\\rho) I + \\rho R$ ($R$ the rows' weighted correlation), $\\rho$ among `_CORRELATIONS` with $m$ among
+    `_WIDENINGS` on at most `_COLUMN_ROWS` rows drawn by `random_state`, then $m$ again on every row. `correlation`
+    is $C_\\rho$ where that beats the product kernel ($\\rho = 0$, $m = 1$) on every row, else None with the bandwidths
+    as given and `mean` None."""
+    V, w, H = np.asarray(V, dtype=float), np.asarray(weights, dtype=float), np.asarray(bandwidths, dtype=float)
+    n, d = V.shape
+    if d < 2: return H, None, None
+    R = np.cov(V.T, aweights=w, bias=True)
+    R = R / np.sqrt(np.outer(np.diag(R), np.diag(R)))
+    if not np.isfinite(R).all(): return H, None, None
+    def scorer(rows):  # the leave-one-out mean of a covariance on these rows
+        c, wr = codes[rows], w[rows]
+        Ld = 0.0
+        if codes.shape[1]:
+            sub = [np.bincount(k[k >= 0], weights=wr[k >= 0], minlength=len(t)) for k, t in zip(c.T, counts)]
+            Ld = _discrete_log_kernel(c, sub, wr, smoothing)
+        lw, norm = np.log(wr), np.log(wr.sum() - wr)
+        return lambda C: _loo_covariance_mean(V[rows], C, Ld, lw, norm, wr)
+    cov = lambda rho, m: (m * H)[:, None] * ((1 - rho) * np.eye(d) + rho * R) * (m * H)[None]
+    few = np.arange(n) if n <= _COLUMN_ROWS else np.sort(check_random_state(random_state).choice(n, _COLUMN_ROWS, replace=False))
+    on_few = scorer(few)
+    trials = {(rho, m): on_few(cov(rho, m)) for rho in _CORRELATIONS for m in _WIDENINGS}
+    rho, m = max(trials, key=trials.get)
+    on_all = on_few if n <= _COLUMN_ROWS else scorer(np.arange(n))
+    product = on_all(cov(0.0, 1.0))
+    if n > _COLUMN_ROWS:  # the widening again on every row: more rows, narrower bumps
+        trials = {(rho, f): on_all(cov(rho, f)) for f in _WIDENINGS}
+        m = max(trials, key=trials.get)[1]
+    mean = trials[(rho, m)]
+    if not mean > product: return H, None, None
+    return m * H, (1 - rho) * np.eye(d) + rho * R, mean
+
 # %% ../nbs/03j_kernel.ipynb #a85734c7
 def kernel_frames(Z, columns, dictionaries, weights, bandwidth=None, smoothing: float = None,
-                  random_state=None) -> KernelFrames:
+                  random_state=None, correlation=None, correlated: bool = True) -> KernelFrames:
     """The `KernelFrames` of the coded rows `Z` with positive `weights` that hold every one of the continuous `columns`
     (every other column discrete, over the point masses of `dictionaries[n]`), in those rows' standard units;
     `bandwidth` (one, or one per column) and `smoothing` chosen by `loo_choice` (seeded by `random_state`) where
-    `bandwidth` is None (given a bandwidth, discrete columns need a `smoothing` too). The result's `loo` is the
+    `bandwidth` is None, and then, where `correlated`, the bandwidths' `correlation` by `correlation_choice` (given a
+    bandwidth, discrete columns need a `smoothing` too, and `correlation` is as given). The result's `loo` is the
     leave-one-out mean it was chosen by, in the units of `Z` (None where given), and `rows` the rows of `Z` that are its
     centers, in order."""
     Z, w = np.asarray(Z, dtype=float), np.asarray(weights, dtype=float)
@@ -185,7 +272,11 @@ def kernel_frames(Z, columns, dictionaries, weights, bandwidth=None, smoothing: 
     others = np.setdiff1d(np.arange(Z.shape[1]), columns)
     codes, counts = discrete_codes(Z[keep], others, dictionaries, wk)
     loo = None
-    if bandwidth is None: bandwidth, smoothing, loo = loo_choice(V, codes, counts, wk, random_state=random_state)
+    if bandwidth is None:
+        bandwidth, smoothing, loo = loo_choice(V, codes, counts, wk, random_state=random_state)
+        if correlated:
+            bandwidth, correlation, mean = correlation_choice(V, codes, counts, wk, bandwidth, smoothing, random_state)
+            if correlation is not None: loo = mean
     elif len(others) and smoothing is None:
         raise ValueError(f"kernel frames over discrete columns {list(others)} need a smoothing with the given bandwidth.")
     weights = wk / wk.sum()
@@ -200,7 +291,7 @@ def kernel_frames(Z, columns, dictionaries, weights, bandwidth=None, smoothing: 
             B[:, c < 0] = f[:, None]
             coefs.append(B)
         rest = DictionaryCPD(weights, coefs, [dictionaries[n] for n in others])
-    out = KernelFrames(V, weights, bandwidth, columns, Z.shape[1], center, scale, rest, smoothing)
+    out = KernelFrames(V, weights, bandwidth, columns, Z.shape[1], center, scale, rest, smoothing, correlation)
     out.loo, out.rows = (None if loo is None else loo - np.log(scale).sum()), keep  # the mean in the units of Z
     return out
 

@@ -157,3 +157,31 @@ def test_no_cross_fit_where_the_kernel_cannot_gain():
     rad = RAD(random_state=0).fit(X)
     assert rad.local_scores_['kernel_judge'] == 'held-out' and rad.kernel_ is None
     assert rad.local_scores_['kernel'] < rad.local_scores_['one'] - 2
+
+
+def test_correlated_kernel_frames_stay_exact():
+    # one shared full covariance: holes integrate out, marginals and conditionals in closed form, samples lean too
+    from radbook.kernel import shared_logpdfs
+    from radbook.gaussian import gaussian_logpdfs
+    rng = np.random.default_rng(1)
+    t = rng.normal(size=60)
+    V = np.c_[t + 0.3 * rng.normal(size=60), -t + 0.3 * rng.normal(size=60)]
+    C = np.array([[1.0, -0.6], [-0.6, 1.0]])
+    k3 = KernelFrames(V, np.full(60, 1 / 60), [0.4, 0.5], [0, 1], 2, [1.0, -2.0], [2.0, 0.5], correlation=C)
+    assert k3.correlation is not None and 'correlated' in repr(k3) and not k3.diagonal
+    g = np.linspace(-15, 17, 641), np.linspace(-5, 1, 481)
+    X = np.stack(np.meshgrid(*g, indexing='ij'), -1).reshape(-1, 2)
+    mass = np.exp(k3.logpdf(X)).sum() * (g[0][1] - g[0][0]) * (g[1][1] - g[1][0])
+    np.testing.assert_allclose(mass, 1.0, rtol=1e-3)
+    holed = X[:5].copy(); holed[:, 1] = np.nan
+    np.testing.assert_allclose(k3.logpdf(holed), k3.marginal([0]).logpdf(X[:5, [0]]), rtol=1e-10)
+    cov = np.array([0.4, 0.5])[:, None] * C * np.array([0.4, 0.5])[None]
+    Z = rng.normal(size=(6, 2)); Z[2, 0] = np.nan
+    np.testing.assert_allclose(shared_logpdfs(Z, V, cov), gaussian_logpdfs(Z, V, np.broadcast_to(cov, (60, 2, 2))), rtol=1e-10)
+    cond = k3.conditional(np.array([1.5, np.nan]))
+    y = np.linspace(-8, 4, 4001)
+    np.testing.assert_allclose(np.exp(cond.logpdf(y[:, None])).sum() * (y[1] - y[0]), 1.0, rtol=1e-4)
+    S, _ = k3.sample(4000, random_state=0)
+    assert np.corrcoef(S.T)[0, 1] < -0.8  # the rows' own anticorrelation, kept by the leaning bumps
+    with pytest.raises(ValueError, match='unit diagonal'):
+        KernelFrames(V, np.full(60, 1 / 60), 0.4, [0, 1], 2, [0., 0.], [1., 1.], correlation=2 * C)
