@@ -10,7 +10,7 @@ from scipy.linalg import solve_triangular
 from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, is_discrete
 from .local import (LocalFit, fit_local, smooth_columns, before_refit, stack_weight, _held_rows, _rows, _stacked_gain,
-                           _beats, _MIN_SHARE)
+                           _beats, _frame_kind, _MIN_SHARE)
 from .gaussian import GaussianFrames, with_gaussian, _LOG_2PI
 from .shape import _CV_HELD
 
@@ -311,12 +311,13 @@ _CROSS_FOLDS = 3  # the cross-fitted judge's folds
 _FLATTERY = 2.0  # nats a row the held-out rows may flatter RAD by: the cross-fitted judge runs where the kernel gains even so
 _CROSS_WORK = 20_000  # ... and where the table's pairs of columns times its rows are at most this (`Boston`: 91 x 337)
 
-def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLDS, random_state=None):
+def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLDS, random_state=None, shape='auto'):
     """Every row of `X` (weighted by `sample_weight`) scored out of fold, `(rows, kernel rows)`: by RAD's fit before
     kernel frames (`fit_local` with keep='auto', then `with_gaussian`, of a clone of the RAD `estimator`) and by kernel
-    frames, both fitted to the other `folds` (rows cut at random by `random_state`, an int); None where some fold's fit
-    leaves nothing to build kernel frames on (a column neither smooth nor discrete, or fewer than `_KERNEL_MIN_ROWS`
-    complete rows)."""
+    frames, both fitted to the other `folds` (rows cut at random by `random_state`, an int), each RAD with the `shape`
+    setting given (`_frame_kind` of a fit: its map made again without choosing it); None where some fold's fit leaves
+    nothing to build kernel frames on (a column neither smooth nor discrete, or fewer than `_KERNEL_MIN_ROWS` complete
+    rows)."""
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     fold = np.random.default_rng(random_state).permutation(n) % folds
@@ -324,7 +325,7 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     for f in range(folds):
         mine = fold == f
         X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
-        est = clone(estimator).set_params(random_state=random_state, verbose=0)
+        est = clone(estimator).set_params(random_state=random_state, verbose=0, shape=shape)
         fit = with_gaussian(fit_local(est, X_in, w_in, keep='auto'), X_in, w_in)
         Z = fit.one.encode(X_in)
         columns = _kernel_columns(fit.one, Z)
@@ -365,7 +366,7 @@ def with_kernel(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFi
         judge = 'held-out'
         cheap = Z.shape[1] * (Z.shape[1] - 1) // 2 * (w > 0).sum() <= _CROSS_WORK  # pairs of columns times rows
         if estimator is not None and cheap and _beats(_stacked_gain(rows - _FLATTERY, k_rows, v, _MIN_SHARE), v, False):
-            crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state)
+            crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state, shape=_frame_kind(one))
             if crossed is not None: (rows, k_rows), v, judge = crossed, w, 'cross-fitted'
     else:  # every row, out of fold, on the folds the shape step scored its winner on
         shape_rows = getattr(one, '_shape_rows', None) or {}
