@@ -317,7 +317,7 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     frames, both fitted to the other `folds` (rows cut at random by `random_state`, an int), each RAD with the `shape`
     setting given (`_frame_kind` of a fit: its map made again without choosing it); None where some fold's fit leaves
     nothing to build kernel frames on (a column neither smooth nor discrete, or fewer than `_KERNEL_MIN_ROWS` complete
-    rows)."""
+    rows), or cannot score some of the other rows exactly (`_scores_exactly`)."""
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     fold = np.random.default_rng(random_state).permutation(n) % folds
@@ -332,16 +332,29 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
         if columns is None or (~np.isnan(Z[:, columns]).any(axis=1)).sum() < _KERNEL_MIN_ROWS: return None
         kern = kernel_frames(Z, columns, fit.one.dictionaries_, np.ones(len(Z)) if w_in is None else w_in,
                              random_state=random_state)
+        if not _scores_exactly(fit, X, mine): return None
         rows[mine], k_rows[mine] = _held_rows(fit.one, fit.density, X, mine), _held_rows(fit.one, kern, X, mine)
     return rows, k_rows
+
+def _scores_exactly(fit: LocalFit, X, rows) -> bool:
+    """Whether the density of `fit` scores the `rows` of `X` exactly: none of them misses some but not all of the
+    columns that its one frame, its twin or a part whitened together (a fold's fit may whiten a column that has holes
+    only in the other folds' rows)."""
+    holes = np.isnan(np.asarray(fit.one.encode(_rows(X, rows)), dtype=float))
+    fits = [fit.one] + ([fit.twin] if fit.twin is not None else []) + list(fit.parts)
+    for f in fits:
+        group = np.asarray(getattr(getattr(f, 'shape_', None), 'group', np.zeros(0)), dtype=np.intp)
+        if len(group) and (holes[:, group].any(axis=1) & ~holes[:, group].all(axis=1)).any(): return False
+    return True
 
 # %% ../nbs/03j_kernel.ipynb #627dfdb7
 def with_kernel(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
     """`fit` (what `fit_local` and `with_gaussian` return for the rows `X`, weighted by `sample_weight`, from the RAD
     `estimator`) with kernel frames beside its density where rows they were not built on keep them (`kernel_frames`,
     then the cross-fitted rule above): `fit.kernel`, the frames on every row, and `fit.kernel_share` their weight
-    $\\kappa$; `fit.scores` gains 'kernel' (their mean on the judging rows), 'kernel_share', 'kernel_gain' and
-    'kernel_judge' (which rows judged: 'held-out', 'cross-fitted' or 'folds') wherever they were tried. Tried where
+    $\\kappa$; `fit.scores` gains 'kernel' (their mean on the judging rows), 'kernel_share' and 'kernel_gain', and
+    `fit.kernel_judge` names the rows that judged ('held-out', 'cross-fitted' or 'folds'), wherever they were tried.
+    Tried where
     every column outside the smooth continuous ones is discrete, at most `_KERNEL_ROWS` rows train them and at least
     `_KERNEL_MIN_ROWS` of those hold every smooth column: judged on at least `_CV_HELD` held-out rows, or, where on
     those the kernel would gain even with RAD's density `_FLATTERY` nats a row lower, on every row out of fold
@@ -366,7 +379,8 @@ def with_kernel(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFi
         judge = 'held-out'
         cheap = Z.shape[1] * (Z.shape[1] - 1) // 2 * (w > 0).sum() <= _CROSS_WORK  # pairs of columns times rows
         if estimator is not None and cheap and _beats(_stacked_gain(rows - _FLATTERY, k_rows, v, _MIN_SHARE), v, False):
-            crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state, shape=_frame_kind(one))
+            kind = 'auto' if np.isnan(Z).any() else _frame_kind(one)  # holes: each fold's map kept clear of them, as the fit's
+            crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state, shape=kind)
             if crossed is not None: (rows, k_rows), v, judge = crossed, w, 'cross-fitted'
     else:  # every row, out of fold, on the folds the shape step scored its winner on
         shape_rows = getattr(one, '_shape_rows', None) or {}
@@ -384,7 +398,8 @@ def with_kernel(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFi
     alpha = max(_MIN_SHARE, stack_weight(rows, k_rows, v))  # the density before's share: at least 0.1, as beside parts
     gain = _stacked_gain(rows, k_rows, v, _MIN_SHARE)
     fit.scores.update(kernel=float(np.average(k_rows, weights=v)), kernel_share=1 - alpha,
-                      kernel_gain=float(np.average(gain, weights=v)), kernel_judge=judge)
+                      kernel_gain=float(np.average(gain, weights=v)))
+    fit.kernel_judge = judge
     if not (alpha < 1 and _beats(gain, v, False)): return fit
     kern = kernel_frames(Z, columns, one.dictionaries_, w, random_state=one.random_state)  # on every row, chosen there
     fit.kernel, fit.kernel_share = kern, 1 - alpha

@@ -244,7 +244,8 @@ class LocalFit:
     the one frame's EM `twin` and its weight within the frame; the `held` mask of the held-out rows; and Gaussian frames
     (`gauss`, notebook `03i_gaussian`; `gauss_before`, the same before their refit on every row, fitted to the training
     rows alone) beside all of it at weight `gauss_share` $\\gamma$ where they were kept, and kernel
-    frames (`kernel`, notebook `03j_kernel`) beside all of that at weight `kernel_share` $\\kappa$ where they were kept."""
+    frames (`kernel`, notebook `03j_kernel`) beside all of that at weight `kernel_share` $\\kappa$ where they were kept
+    (`kernel_judge`: the rows that judged them, wherever they were tried)."""
     one: object
     parts: list
     weights: np.ndarray
@@ -259,6 +260,7 @@ class LocalFit:
     gauss_before: object = None
     kernel: object = None
     kernel_share: float = 0.0
+    kernel_judge: str = None
 
     def frame(self, pick=lambda fit: fit.density_) -> tuple:
         """The one frame's densities and their weights within it: its fit alone, or with its EM `twin` (`with_values` of

@@ -580,6 +580,10 @@ class RAD(BasePairwiseDensity):
         last), exact as a CPD is. None otherwise.
     kernel_weight_ : float
         The kernel frames' weight $\\kappa$ in `density_`; 0.0 without them.
+    kernel_judge_ : str or None
+        The rows that judged the kernel frames (notebook `03j_kernel`): 'held-out', 'cross-fitted' (every row, out of
+        fold, RAD's whole fit made again on the other folds), 'folds' (every row, out of fold, on the shape step's
+        folds), or None where they were not tried.
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
@@ -592,9 +596,7 @@ class RAD(BasePairwiseDensity):
         kept, 'frame' (the one frame with its twin, which the parts are then compared with); with Gaussian frames
         tried, 'gaussian' (the frames alone), 'gaussian_share' ($\\gamma$) and 'gaussian_gain' (the cross-fitted gain
         of their mixture with RAD's fit over that fit, which decides); with kernel frames tried, 'kernel', 'kernel_share'
-        ($\\kappa$) and 'kernel_gain' likewise, and 'kernel_judge', the rows they were judged on: 'held-out',
-        'cross-fitted' (every row, out of fold, RAD's whole fit refitted on the other folds) or 'folds' (every row, out
-        of fold, where the shape step scored on folds);
+        ($\\kappa$) and 'kernel_gain' likewise (on the rows `kernel_judge_` names);
         where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
         'local': the bound on the parts' held-out rows minus the one frame's there, per row.
     """
@@ -795,6 +797,7 @@ class RAD(BasePairwiseDensity):
             self.global_, self.parts_, self.part_weights_, self.partition_, self.local_scores_ = None, [], np.ones(1), None, {}
             self.local_, self.global_weight_, self.em_frame_, self.em_weight_ = False, 1.0, None, 0.0
             self.gaussian_, self.gaussian_weight_, self.kernel_, self.kernel_weight_ = None, 0.0, None, 0.0
+            self.kernel_judge_ = None
             return self
         for k, v in vars(fit.one).items():  # the one frame's fitted attributes, bit for bit
             if k.endswith('_') or k == '_columns': setattr(self, k, v)
@@ -808,6 +811,7 @@ class RAD(BasePairwiseDensity):
         self.em_frame_, self.em_weight_ = fit.twin, fit.twin_share if fit.twin is not None else 0.0
         self.gaussian_, self.gaussian_weight_ = fit.gauss, fit.gauss_share if fit.gauss is not None else 0.0
         self.kernel_, self.kernel_weight_ = fit.kernel, fit.kernel_share if fit.kernel is not None else 0.0
+        self.kernel_judge_ = fit.kernel_judge
         for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
             if f is None: continue
             for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner', '_shape_rows', '_keeps_rows'): f.__dict__.pop(name, None)

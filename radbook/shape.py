@@ -286,12 +286,14 @@ class ShapedDensity:
 def shape_step(summary: Summary, kind: str, columns) -> Shape:
     """The shape of a table from its data-pass summary alone: `fit_shape` on the summary's sample (its first 10,000
     rows), over the continuous `columns`; with `kind='whiten'` (or 'ica') the columns without heavy values (`peel_heavy`)
-    and without missing entries are whitened together, while a zero-inflated or spiky column, or one with holes, keeps its
-    own axis (so rows missing it stay exact)."""
+    and without missing entries are whitened together, while a zero-inflated or spiky column, or one with holes (in the
+    sample or in the held-out rows, which a sample without them, `Summary.without_held`, still holds), keeps its own
+    axis (so rows missing it stay exact)."""
     rows, w = summary.subsample(_BASE_ROWS)
+    held = np.isnan(summary.held_out).any(axis=0) if len(summary.held_out) else np.zeros(rows.shape[1], bool)
     def smooth(n):
         x = rows[:, n]
-        return not np.isnan(x).any() and not peel_heavy(x, *np.unique(x, return_counts=True))[0]
+        return not np.isnan(x).any() and not held[n] and not peel_heavy(x, *np.unique(x, return_counts=True))[0]
     return fit_shape(rows, columns, kind, [n for n in columns if smooth(n)], w)
 
 # %% ../nbs/03f_shape.ipynb #a5f427d3

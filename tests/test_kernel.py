@@ -140,13 +140,13 @@ def test_the_cross_fitted_judge_keeps_a_kernel_the_held_out_rows_flatter_away():
     idx = np.random.default_rng(0).permutation(len(W))
     fitted, fresh = W[idx[:120]], W[idx[120:]]
     rad = RAD(random_state=0).fit(fitted)
-    assert rad.local_scores_['kernel_judge'] == 'cross-fitted' and 0.3 < rad.kernel_weight_ < 0.8, rad.local_scores_
+    assert rad.kernel_judge_ == 'cross-fitted' and 0.3 < rad.kernel_weight_ < 0.8, rad.local_scores_
     before = rad.density_.parts[0]
     assert rad.score(fresh) > before.logpdf(fresh).mean() + 0.3
     from radbook.gaussian import with_gaussian
     from radbook.local import fit_local
     held_only = with_kernel(with_gaussian(fit_local(RAD(random_state=0), fitted, keep='auto'), fitted), fitted)
-    assert held_only.kernel is None and held_only.scores['kernel_judge'] == 'held-out'
+    assert held_only.kernel is None and held_only.kernel_judge == 'held-out'
 
 
 def test_no_cross_fit_where_the_kernel_cannot_gain():
@@ -155,7 +155,7 @@ def test_no_cross_fit_where_the_kernel_cannot_gain():
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.laplace(size=300) for _ in range(12)] + [rng.uniform(size=300) for _ in range(8)])
     rad = RAD(random_state=0).fit(X)
-    assert rad.local_scores_['kernel_judge'] == 'held-out' and rad.kernel_ is None
+    assert rad.kernel_judge_ == 'held-out' and rad.kernel_ is None
     assert rad.local_scores_['kernel'] < rad.local_scores_['one'] - 2
 
 

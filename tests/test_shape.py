@@ -220,3 +220,17 @@ def test_rank_one_needs_a_rotation():
     one = RAD(random_state=0).fit(np.c_[np.exp(G[:, 0] / 2), G[:, 1], G[:, 2] * 3 + 10][:40])
     best = max((k for k in one.shape_scores_ if k and k != 'columns'), key=one.shape_scores_.get)
     assert _frame_kind(one) == best.split(',')[0]  # the EM twin's map: the rotation chosen, at rank one or not
+
+
+def test_em_fit_keeps_a_column_with_holes_only_in_held_out_rows_on_its_own_axis():
+    # the EM fit chooses its map on the rows without the held-out ones; a column missing only in a held-out row must
+    # not be whitened, or scoring that row (which local frames do) is refused
+    rng = np.random.default_rng(0)
+    t = rng.normal(size=(90, 1))
+    X = t + 0.3 * rng.normal(size=(90, 4))
+    from radbook.local import fit_local
+    held = fit_local(_RAD(random_state=0), X, keep=False).held
+    X[np.flatnonzero(held)[0], 1] = np.nan
+    rad = _RAD(solver='em', random_state=0).fit(X)  # local frames: the held-out rows are scored
+    assert 1 not in set(np.asarray(rad.global_.shape_.group).tolist())
+    assert np.isfinite(rad.score_samples(X)).all()
