@@ -245,7 +245,9 @@ class LocalFit:
     (`gauss`, notebook `03i_gaussian`; `gauss_before`, the same before their refit on every row, fitted to the training
     rows alone) beside all of it at weight `gauss_share` $\\gamma$ where they were kept, and kernel
     frames (`kernel`, notebook `03j_kernel`) beside all of that at weight `kernel_share` $\\kappa$ where they were kept
-    (`kernel_judge`: the rows that judged them, wherever they were tried)."""
+    (`kernel_judge`: the rows that judged them, wherever they were tried), and where rows out of fold judged them,
+    `alt`, RAD fitted by its dictionary EM with these same steps (a fitted estimator), beside it all at weight
+    `alt_share` where they keep it."""
     one: object
     parts: list
     weights: np.ndarray
@@ -261,6 +263,8 @@ class LocalFit:
     kernel: object = None
     kernel_share: float = 0.0
     kernel_judge: str = None
+    alt: object = None
+    alt_share: float = 0.0
 
     def frame(self, pick=lambda fit: fit.density_) -> tuple:
         """The one frame's densities and their weights within it: its fit alone, or with its EM `twin` (`with_values` of
@@ -275,7 +279,8 @@ class LocalFit:
         $(1-\\alpha)\\pi_c$, and the one frame's (`frame`) with weight $\\alpha$ where `share` $\\alpha > 0$; without
         parts the one frame's alone (the fit's density, or its mixture with the EM twin); with Gaussian frames, their
         `MixtureDensity` with that, at weights $\\gamma$ and $1-\\gamma$ (the Gaussian frames last); with kernel frames,
-        the `MixtureDensity` of all that and them, at weights $1-\\kappa$ and $\\kappa$ (the kernel frames last)."""
+        the `MixtureDensity` of all that and them, at weights $1-\\kappa$ and $\\kappa$ (the kernel frames last); with RAD by
+        its EM (`alt`) too, the three side by side, at $1-\\epsilon-\\kappa$, $\\epsilon$ (`alt_share`) and $\\kappa$."""
         return self.mixture()
 
     def mixture(self, pick=lambda fit: fit.density_, refitted: bool = True):
@@ -283,9 +288,13 @@ class LocalFit:
         the Gaussian frames before their refit where not `refitted` (`gauss_before`: those rows may judge them too)."""
         out = self._rad_mixture(pick)
         gauss = self.gauss if refitted else self.gauss_before
-        for extra, share in ((gauss, self.gauss_share), (self.kernel, self.kernel_share)):
-            if extra is None: continue
-            with np.errstate(divide='ignore'): out = MixtureDensity([out, extra], np.log([1 - share, share]))
+        if gauss is not None:
+            with np.errstate(divide='ignore'): out = MixtureDensity([out, gauss], np.log([1 - self.gauss_share, self.gauss_share]))
+        last = [(extra, share) for extra, share in ((None if self.alt is None else self.alt.density_, self.alt_share),
+                                                    (self.kernel, self.kernel_share)) if extra is not None]
+        if last:  # side by side: the kernel frames, and RAD by its EM where kept, at their shares of the whole
+            with np.errstate(divide='ignore'):
+                out = MixtureDensity([out] + [d for d, _ in last], np.log([1 - sum(s for _, s in last)] + [s for _, s in last]))
         return out
 
     def _rad_mixture(self, pick):

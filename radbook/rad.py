@@ -584,6 +584,12 @@ class RAD(BasePairwiseDensity):
         The rows that judged the kernel frames (notebook `03j_kernel`): 'held-out', 'cross-fitted' (every row, out of
         fold, RAD's whole fit made again on the other folds), 'folds' (every row, out of fold, on the shape step's
         folds), or None where they were not tried.
+    em_fit_ : RAD or None
+        Where rows out of fold judged the kernel frames ('cross-fitted'), this estimator fitted to the same rows by its
+        dictionary EM (solver='em') with every step before the kernel frames, kept beside the rest where those rows
+        chose it (notebook `03j_kernel`); None otherwise.
+    em_fit_weight_ : float
+        Its weight in `density_`; 0.0 without it.
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
@@ -797,7 +803,7 @@ class RAD(BasePairwiseDensity):
             self.global_, self.parts_, self.part_weights_, self.partition_, self.local_scores_ = None, [], np.ones(1), None, {}
             self.local_, self.global_weight_, self.em_frame_, self.em_weight_ = False, 1.0, None, 0.0
             self.gaussian_, self.gaussian_weight_, self.kernel_, self.kernel_weight_ = None, 0.0, None, 0.0
-            self.kernel_judge_ = None
+            self.kernel_judge_, self.em_fit_, self.em_fit_weight_ = None, None, 0.0
             return self
         for k, v in vars(fit.one).items():  # the one frame's fitted attributes, bit for bit
             if k.endswith('_') or k == '_columns': setattr(self, k, v)
@@ -812,11 +818,12 @@ class RAD(BasePairwiseDensity):
         self.gaussian_, self.gaussian_weight_ = fit.gauss, fit.gauss_share if fit.gauss is not None else 0.0
         self.kernel_, self.kernel_weight_ = fit.kernel, fit.kernel_share if fit.kernel is not None else 0.0
         self.kernel_judge_ = fit.kernel_judge
+        self.em_fit_, self.em_fit_weight_ = fit.alt, fit.alt_share if fit.alt is not None else 0.0
         for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
             if f is None: continue
             for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner', '_shape_rows', '_keeps_rows'): f.__dict__.pop(name, None)
         self.__dict__.pop('_held_density', None)  # a previous fit's
-        if self.local_ or any(f is not None for f in (fit.twin, fit.gauss, fit.kernel)): self.density_, self.shape_ = fit.density, None
+        if self.local_ or any(f is not None for f in (fit.twin, fit.gauss, fit.kernel, fit.alt)): self.density_, self.shape_ = fit.density, None
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):
