@@ -5,19 +5,16 @@
 # %% ../nbs/03j_kernel.ipynb #ff57ec9d
 from __future__ import annotations
 import numpy as np
-from sklearn.base import clone
 from scipy.linalg import solve_triangular
-from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, is_discrete
-from .local import (LocalFit, fit_local, smooth_columns, before_refit, stack_weight, _held_rows, _rows, _stacked_gain,
-                           _beats, _gain, _frame_kind, _em_allowed, _MIN_SHARE)
-from .gaussian import GaussianFrames, with_gaussian, _LOG_2PI
+from .local import LocalFit, smooth_columns, before_refit, stack_weight, _held_rows, _stacked_gain, _beats, _MIN_SHARE
+from .gaussian import GaussianFrames, _LOG_2PI
 from .shape import _CV_HELD
 
 # %% auto #0
 __all__ = ['KernelFrames', 'shared_logpdfs', 'discrete_codes', 'frequencies', 'loo_choice', 'correlation_choice', 'kernel_frames',
-           'cross_fitted_rows', 'fit_by_em', 'stack_shares', 'with_kernel']
+           'with_kernel']
 
 # %% ../nbs/03j_kernel.ipynb #0e97623e
 class KernelFrames(GaussianFrames):
@@ -296,7 +293,7 @@ def kernel_frames(Z, columns, dictionaries, weights, bandwidth=None, smoothing: 
     out.loo, out.rows = (None if loo is None else loo - np.log(scale).sum()), keep  # the mean in the units of Z
     return out
 
-# %% ../nbs/03j_kernel.ipynb #1fcd5159
+# %% ../nbs/03j_kernel.ipynb #6fc74329
 _KERNEL_ROWS = 1000  # the kernel is tried on at most this many training rows (its choice costs their number squared)
 _KERNEL_MIN_ROWS = 10  # ... and on at least this many that hold every smooth column (its centers)
 
@@ -308,170 +305,48 @@ def _kernel_columns(one, Z):
     if not len(columns) or any(not flags[n] for n in np.setdiff1d(np.arange(Z.shape[1]), columns)): return None
     return columns
 
-_CROSS_FOLDS = 3  # the cross-fitted judge's folds
-_CROSS_WORK = 20_000  # the cross-fitted judge runs where the table's pairs of columns times its rows are at most this
+# %% ../nbs/03j_kernel.ipynb #6b3ff9e3
+def _too_few(training, complete) -> bool:
+    "Whether kernel frames are not tried on rows of these `training` weights, of which those `complete` hold every smooth column."
+    return (training > 0).sum() > _KERNEL_ROWS or ((training > 0) & complete).sum() < _KERNEL_MIN_ROWS
 
-def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLDS, random_state=None, shape='auto',
-                      em_shape=None):
-    """Every row of `X` (weighted by `sample_weight`) scored out of fold, `(rows, kernel rows, EM rows)`: by RAD's fit
-    before kernel frames (`fit_local` with keep='auto', then `with_gaussian`, of a clone of the RAD `estimator`), by
-    kernel frames, and where `em_shape` is given by RAD fitted the same way by its dictionary EM (solver='em'; else the
-    EM rows are None), each fitted to the other `folds` (rows cut at random by `random_state`, an int), each RAD with
-    the `shape` setting given (`em_shape` for the EM's; `_frame_kind` of a fit: its map made again without choosing
-    it); None where some fold's fit leaves nothing to build kernel frames on (a column neither smooth nor discrete, or
-    fewer than `_KERNEL_MIN_ROWS` complete rows), cannot score some of the other rows exactly (`_scores_exactly`), or
-    its two fits read a discrete column's values differently (`_same_values`)."""
-    n = len(X)
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    fold = np.random.default_rng(random_state).permutation(n) % folds
-    rows, k_rows, e_rows = np.zeros(n), np.zeros(n), None if em_shape is None else np.zeros(n)
-    for f in range(folds):
-        mine = fold == f
-        X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
-        def fitted(**params):
-            est = clone(estimator).set_params(random_state=random_state, verbose=0, **params)
-            return with_gaussian(fit_local(est, X_in, w_in, keep='auto'), X_in, w_in)
-        fit = fitted(shape=shape)
-        Z = fit.one.encode(X_in)
-        columns = _kernel_columns(fit.one, Z)
-        if columns is None or (~np.isnan(Z[:, columns]).any(axis=1)).sum() < _KERNEL_MIN_ROWS: return None
-        kern = kernel_frames(Z, columns, fit.one.dictionaries_, np.ones(len(Z)) if w_in is None else w_in,
-                             random_state=random_state)
-        if not _scores_exactly(fit, X, mine): return None
-        rows[mine], k_rows[mine] = _held_rows(fit.one, fit.density, X, mine), _held_rows(fit.one, kern, X, mine)
-        if e_rows is None: continue
-        em = fitted(shape=em_shape, solver='em')
-        if not (_same_values(em.one, fit.one) and _scores_exactly(em, X, mine)): return None
-        e_rows[mine] = _held_rows(fit.one, em.density, X, mine)
-    return rows, k_rows, e_rows
-
-def _same_values(a, b) -> bool:
-    "Whether the fitted RADs `a` and `b` read every column alike: the same discrete columns, with the same values."
-    da, db = a.dictionaries_, b.dictionaries_
-    if [is_discrete(d) for d in da] != [is_discrete(d) for d in db]: return False
-    return all(not is_discrete(x) or [t.value for t in x] == [t.value for t in y] for x, y in zip(da, db))
-
-def fit_by_em(estimator, X, sample_weight=None, random_state=None):
-    """The RAD `estimator` (solver='radon') fitted to the rows `X` by its dictionary EM instead (solver='em'), with every
-    step before kernel frames (`fit_local` with keep='auto', then `with_gaussian`): a fitted estimator, or None where
-    the EM would refuse its settings (`_em_allowed`)."""
-    if getattr(estimator, 'solver', 'radon') != 'radon' or not _em_allowed(estimator): return None
-    est = clone(estimator).set_params(solver='em', verbose=0, random_state=random_state)
-    return est._take(with_gaussian(fit_local(est, X, sample_weight, keep='auto'), X, sample_weight))
-
-def _scores_exactly(fit: LocalFit, X, rows) -> bool:
-    """Whether the density of `fit` scores the `rows` of `X` exactly: none of them misses some but not all of the
-    columns that its one frame, its twin or a part whitened together (a fold's fit may whiten a column that has holes
-    only in the other folds' rows)."""
-    holes = np.isnan(np.asarray(fit.one.encode(_rows(X, rows)), dtype=float))
-    fits = [fit.one] + ([fit.twin] if fit.twin is not None else []) + list(fit.parts)
-    for f in fits:
-        group = np.asarray(getattr(getattr(f, 'shape_', None), 'group', np.zeros(0)), dtype=np.intp)
-        if len(group) and (holes[:, group].any(axis=1) & ~holes[:, group].all(axis=1)).any(): return False
-    return True
-
-# %% ../nbs/03j_kernel.ipynb #627dfdb7
-_MIN_STACK_SHARE = 1e-3  # a density below this share of the stack is left out
-
-def stack_shares(L, weights=None, n_iter: int = 1000, tol: float = 1e-10) -> np.ndarray:
-    r"""The shares $\pi$ (on the simplex) of the densities whose log densities at each row are the columns of `L`
-    (n_rows, n_densities) that maximise the (weighted) mean log-likelihood of their mixture $\sum_c \pi_c\,p_c$: EM
-    on the shares from equal ones (each step raises the mean; a row at -inf under every density counts for nothing),
-    shares below `_MIN_STACK_SHARE` then left out and the rest renormalised."""
-    L = np.asarray(L, dtype=float)
-    w = np.ones(len(L)) if weights is None else np.asarray(weights, dtype=float)
-    top = L.max(axis=1, keepdims=True)
-    alive = np.isfinite(top[:, 0])
-    E, w = np.exp(L[alive] - top[alive]), w[alive] / w[alive].sum()
-    pi = np.full(L.shape[1], 1 / L.shape[1])
-    for _ in range(n_iter):
-        mix = E @ pi
-        new = pi * ((E / mix[:, None]) * w[:, None]).sum(axis=0)
-        done = np.abs(new - pi).max() < tol
-        pi = new / new.sum()
-        if done: break
-    pi[pi < _MIN_STACK_SHARE] = 0.0
-    return pi / pi.sum()
-
-def _joint_gain(L, weights) -> np.ndarray:
-    """Per row, the log-likelihood gain over the first density (`L`'s first column) of the mixture of all of them
-    (`stack_shares`) with its shares fitted on the other half of the rows (alternate rows): an honest gain to decide by."""
-    L, w = np.asarray(L, dtype=float), np.asarray(weights, dtype=float)
-    gain, first = np.empty(len(L)), np.arange(len(L)) % 2 == 0
-    for half in (first, ~first):
-        pi = stack_shares(L[~half], w[~half])
-        with np.errstate(divide='ignore'): mixed = logsumexp(L[half] + np.log(pi)[None], axis=1)
-        gain[half] = _gain(mixed, L[half, 0])
-    return gain
-
-# %% ../nbs/03j_kernel.ipynb #c79f89af
-def with_kernel(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
-    """`fit` (what `fit_local` and `with_gaussian` return for the rows `X`, weighted by `sample_weight`, from the RAD
-    `estimator`) with kernel frames beside its density where rows they were not built on keep them (`kernel_frames`,
-    then the cross-fitted rule above): `fit.kernel`, the frames on every row, and `fit.kernel_share` their weight
-    $\\kappa$; `fit.scores` gains 'kernel' (their mean on the judging rows), 'kernel_share' and 'kernel_gain', and
-    `fit.kernel_judge` names the rows that judged ('held-out', 'cross-fitted' or 'folds'), wherever they were tried.
-    Where rows out of fold judge (`cross_fitted_rows`), RAD fitted by its dictionary EM (`fit_by_em`) is judged there
-    too, and the three side by side at the shares those rows choose together (`stack_shares`), kept where that
-    mixture beats the density with each half of the rows scored at the shares fitted on the other (`_joint_gain`):
-    `fit.alt` at `fit.alt_share` ('em_fit' and 'em_fit_share' in `fit.scores`). Tried where
-    every column outside the smooth continuous ones is discrete, at most `_KERNEL_ROWS` rows train them and at least
-    `_KERNEL_MIN_ROWS` of those hold every smooth column: judged on at least `_CV_HELD` held-out rows, or on every
-    row out of fold (`cross_fitted_rows`) where the `estimator` is given and the table's pairs of columns times its
-    rows are at most `_CROSS_WORK`; with
-    fewer held-out rows, on every row where the one frame's shape step scored its winner on folds (`choose_shape`'s
-    `per_row`, which `fit_local`'s one frame keeps as `_shape_rows`), the kernel frames built on the same folds."""
-    held, one, alt, e_rows = fit.held, fit.one, None, None
+def with_kernel(fit: LocalFit, X, sample_weight=None) -> LocalFit:
+    """`fit` (what `fit_local` and `with_gaussian` return for the rows `X`, weighted by `sample_weight`) with kernel
+    frames beside its density where rows they were not built on keep them (`kernel_frames`, then the cross-fitted rule
+    above): `fit.kernel`, the frames on every row, and `fit.kernel_share` their weight $\\kappa$; `fit.scores` gains
+    'kernel' (their mean on the judging rows), 'kernel_share' and 'kernel_gain', and `fit.kernel_judge` names the rows
+    that judged ('held-out' or 'folds'), wherever they were tried. Tried where every column outside the smooth
+    continuous ones is discrete, at most `_KERNEL_ROWS` rows train them and at least `_KERNEL_MIN_ROWS` of those hold
+    every smooth column (`_too_few`): judged on at least `_CV_HELD` held-out rows, else on every row where the one
+    frame's shape step scored its winner on folds (`choose_shape`'s `per_row`, which `fit_local`'s one frame keeps as
+    `_shape_rows`), the kernel frames built on the same folds. Where the fit is cheap, the next step (`with_stack`,
+    notebook `03k_stack`) judges the held-out case again on every row, out of fold."""
+    held, one = fit.held, fit.one
     if held is None: return fit
     Z = one.encode(X)
     columns = _kernel_columns(one, Z)
     if columns is None: return fit
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     complete = ~np.isnan(Z[:, columns]).any(axis=1)
-    def too_few(training): return (training > 0).sum() > _KERNEL_ROWS or ((training > 0) & complete).sum() < _KERNEL_MIN_ROWS
     if held.sum() >= _CV_HELD:  # the held-out rows judge, as for the Gaussian frames
         training = np.where(held, 0.0, w)
-        if too_few(training): return fit
+        if _too_few(training, complete): return fit
         kern = kernel_frames(Z, columns, one.dictionaries_, training, random_state=one.random_state)
         before = fit.mixture(before_refit, refitted=False)  # no refit on the held-out rows anywhere in it
-        v, rows, k_rows = w[held], _held_rows(one, before, X, held), _held_rows(one, kern, X, held)
-        judge = 'held-out'
-        cheap = Z.shape[1] * (Z.shape[1] - 1) // 2 * (w > 0).sum() <= _CROSS_WORK  # pairs of columns times rows
-        if estimator is not None and cheap:
-            holes = np.isnan(Z).any()  # holes: each fold's map chosen afresh, kept clear of them as the fit's is
-            alt = fit_by_em(estimator, X, sample_weight, random_state=one.random_state)
-            if alt is not None and not _same_values(alt, one): alt = None
-            em_kind = None if alt is None else 'auto' if holes else _frame_kind(alt.global_)
-            crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state,
-                                        shape='auto' if holes else _frame_kind(one), em_shape=em_kind)
-            if crossed is not None: (rows, k_rows, e_rows), v, judge = crossed, w, 'cross-fitted'
+        v, rows, k_rows, judge = w[held], _held_rows(one, before, X, held), _held_rows(one, kern, X, held), 'held-out'
     else:  # every row, out of fold, on the folds the shape step scored its winner on
         shape_rows = getattr(one, '_shape_rows', None) or {}
         folds = shape_rows.get('folds')
-        if folds is None or too_few(w): return fit
+        if folds is None or _too_few(w, complete): return fit
         index, k_rows = np.asarray(shape_rows['index'], dtype=np.intp), np.empty(len(folds))
         for f in np.unique(folds):
             mine = index[folds == f]
             training = w.copy()
             training[mine] = 0.0
-            if too_few(training): return fit
+            if _too_few(training, complete): return fit
             k_rows[folds == f] = _held_rows(one, kernel_frames(Z, columns, one.dictionaries_, training,
                                                                random_state=one.random_state), X, mine)
         v, rows, judge = w[index], np.asarray(shape_rows['rows'], dtype=float), 'folds'
-    if e_rows is not None:  # RAD, RAD by its EM and the kernel frames side by side, their shares chosen together
-        L = np.c_[rows, e_rows, k_rows]
-        shares, gain = stack_shares(L, v), _joint_gain(L, v)
-        if not _beats(gain, v, False): shares = np.array([1.0, 0.0, 0.0])
-        fit.scores.update(em_fit=float(np.average(e_rows, weights=v)), em_fit_share=float(shares[1]),
-                          kernel=float(np.average(k_rows, weights=v)), kernel_share=float(shares[2]),
-                          kernel_gain=float(np.average(gain, weights=v)))
-        fit.kernel_judge = judge
-        if shares[2] > 0:
-            fit.kernel = kernel_frames(Z, columns, one.dictionaries_, w, random_state=one.random_state)
-            fit.kernel_share = float(shares[2])
-        if shares[1] > 0: fit.alt, fit.alt_share = alt, float(shares[1])
-        fit.__dict__.pop('density', None)  # the cached mixture, now with them
-        return fit
     alpha = max(_MIN_SHARE, stack_weight(rows, k_rows, v))  # the density before's share: at least 0.1, as beside parts
     gain = _stacked_gain(rows, k_rows, v, _MIN_SHARE)
     fit.scores.update(kernel=float(np.average(k_rows, weights=v)), kernel_share=1 - alpha,

@@ -27,6 +27,7 @@ from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COE
 from .local import LocalFit, fit_local
 from .gaussian import with_gaussian
 from .kernel import with_kernel
+from .stack import with_stack
 from .em import EMFit, em_fit, em_grow, em_result
 from .independent import independent_fit
 
@@ -416,7 +417,8 @@ class RAD(BasePairwiseDensity):
         them at the share the held-out rows fit, at least 0.1 (`global_weight_`). Under 'auto' the one frame itself is
         the Radon fit stacked with its EM twin where that wins (`em_frame_`), and the whole is stacked with Gaussian
         frames where those win (`gaussian_`, notebook `03i_gaussian`), then with kernel frames where those win (`kernel_`,
-        notebook `03j_kernel`). 'auto' keeps that mixture where its held-out mean
+        notebook `03j_kernel`), and where the fit is cheap the kernel frames and RAD fitted by its EM (`em_fit_`) are
+        weighed beside it on every row out of fold (notebook `03k_stack`). 'auto' keeps that mixture where its held-out mean
         log-likelihood beats the one frame's, each half of those rows scored with the share fitted on the other half
         (`local_scores_`), and is tried only with
         shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
@@ -581,13 +583,13 @@ class RAD(BasePairwiseDensity):
     kernel_weight_ : float
         The kernel frames' weight $\\kappa$ in `density_`; 0.0 without them.
     kernel_judge_ : str or None
-        The rows that judged the kernel frames (notebook `03j_kernel`): 'held-out', 'cross-fitted' (every row, out of
+        The rows that judged the kernel frames (notebooks `03j_kernel`, `03k_stack`): 'held-out', 'cross-fitted' (every row, out of
         fold, RAD's whole fit made again on the other folds), 'folds' (every row, out of fold, on the shape step's
         folds), or None where they were not tried.
     em_fit_ : RAD or None
         Where rows out of fold judged the kernel frames ('cross-fitted'), this estimator fitted to the same rows by its
         dictionary EM (solver='em') with every step before the kernel frames, kept beside the rest where those rows
-        chose it (notebook `03j_kernel`); None otherwise.
+        chose it (notebook `03k_stack`); None otherwise.
     em_fit_weight_ : float
         Its weight in `density_`; 0.0 without it.
     partition_ : Partition or None
@@ -665,7 +667,9 @@ class RAD(BasePairwiseDensity):
             return self._take(None)
         with single_threaded():  # the partition's small products and k-means too
             fit = fit_local(self, X, sample_weight, keep=kind)
-            return self._take(with_kernel(with_gaussian(fit, X, sample_weight), X, sample_weight, self) if kind == 'auto' else fit)
+            if kind == 'auto':  # then Gaussian frames, kernel frames, and the last shares out of fold where cheap
+                fit = with_stack(with_kernel(with_gaussian(fit, X, sample_weight), X, sample_weight), X, sample_weight, self)
+            return self._take(fit)
 
     fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """
 
@@ -673,7 +677,8 @@ class RAD(BasePairwiseDensity):
         notebook `03g_local`): the partition of the rows and a RAD per part follow, and the mixture of parts is kept where
         `local` says (`local_`); under 'auto', Gaussian frames are then tried beside the result (`with_gaussian`,
         notebook `03i_gaussian`; `gaussian_`), then kernel frames beside all of it (`with_kernel`, notebook `03j_kernel`;
-        `kernel_`)."""
+        `kernel_`), then, where the fit is cheap, their share and that of RAD fitted by its EM chosen on every row out of
+        fold (`with_stack`, notebook `03k_stack`; `em_fit_`)."""
 
     def _fit(self, X, weights=None):
         check_option('solver', self.solver, _SOLVERS)

@@ -13,6 +13,18 @@ def small_model(seed=0, N=4, F=3, L=5):
     return DictionaryCPD(rng.dirichlet(np.ones(F) * 2), coefs, [atoms] * N)
 
 
+def curve_table(n=40, seed=3):
+    "n rows: three continuous columns on a curve, a category and an integer count that follow them (a DataFrame)."
+    import pandas as pd
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(-2, 2, n)
+    frame = pd.DataFrame({'a': t + 0.1 * rng.standard_normal(n), 'b': t ** 2 + 0.2 * rng.standard_normal(n),
+                          'c': np.sin(2 * t) + 0.1 * rng.standard_normal(n)})
+    frame['kind'] = pd.Categorical(np.where(t > 0, 'up', 'down'))
+    frame['n'] = np.clip(np.round(t + 2), 0, 4).astype(int)
+    return frame
+
+
 # scikit-learn checks RAD (and JUPAD, which inherits its fit) is expected to fail, with the reason.
 RAD_EXPECTED_FAILED = {
     'check_sample_weight_equivalence_on_dense_data':
