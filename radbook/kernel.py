@@ -26,6 +26,8 @@ class KernelFrames(GaussianFrames):
     with covariances $\mathrm{diag}(h_n^2)$, or with a `correlation` matrix $C$ (unit diagonal, over `columns`) the
     one covariance $\mathrm{diag}(h)\,C\,\mathrm{diag}(h)$ for every row: marginals, conditionals, missing entries
     and samples stay exact."""
+    correlation, diagonal = None, True  # a product kernel's (and so a pickle's from before the correlation existed)
+
     def __init__(self, centers, weights, bandwidth, columns, n_features: int, center, scale, rest=None,
                  smoothing: float = None, correlation=None):
         d = len(columns)
@@ -255,11 +257,16 @@ def kernel_frames(Z, columns, dictionaries, weights, bandwidth=None, smoothing: 
     (every other column discrete, over the point masses of `dictionaries[n]`), in those rows' standard units;
     `bandwidth` (one, or one per column) and `smoothing` chosen by `loo_choice` (seeded by `random_state`) where
     `bandwidth` is None, and then, where `correlated`, the bandwidths' `correlation` by `correlation_choice` (given a
-    bandwidth, discrete columns need a `smoothing` too, and `correlation` is as given). The result's `loo` is the
+    bandwidth, per column in the order of `columns`, discrete columns need a `smoothing` too, and `correlation` is as
+    given, in that order too). The result's `loo` is the
     leave-one-out mean it was chosen by, in the units of `Z` (None where given), and `rows` the rows of `Z` that are its
     centers, in order."""
     Z, w = np.asarray(Z, dtype=float), np.asarray(weights, dtype=float)
-    columns = np.sort(np.asarray(columns, dtype=np.intp))
+    columns = np.asarray(columns, dtype=np.intp)
+    order = np.argsort(columns, kind='stable')  # the frames' columns sorted; a given bandwidth and correlation with them
+    if bandwidth is not None and np.ndim(bandwidth): bandwidth = np.asarray(bandwidth, dtype=float)[order]
+    if correlation is not None: correlation = np.asarray(correlation, dtype=float)[np.ix_(order, order)]
+    columns = columns[order]
     keep = np.flatnonzero((w > 0) & ~np.isnan(Z[:, columns]).any(axis=1))
     if len(keep) < 2:
         raise ValueError(f"kernel frames need two rows that hold every one of columns {list(columns)}, got {len(keep)}.")

@@ -475,8 +475,9 @@ class RAD(BasePairwiseDensity):
     density_ : DictionaryCPD, ShapedDensity or MixtureDensity
         The fitted density, in the data's units (the standardisation's Jacobian is in its atoms; with a `shape_`, a
         `ShapedDensity` that adds the map's Jacobian); a `MixtureDensity` of several fits with local frames (`local_`),
-        an EM twin (`em_frame_`), Gaussian frames (`gaussian_`) or kernel frames (`kernel_`), whose `n_components` (not `n_components_`) numbers the components of
-        `predict_proba` and `sample`.
+        an EM twin (`em_frame_`), Gaussian frames (`gaussian_`), kernel frames (`kernel_`) or RAD fitted by its EM
+        (`em_fit_`), whose `n_components` (not `n_components_`) numbers the components of `predict_proba` and `sample`:
+        RAD's own first (the one frame, its twin, the parts, the Gaussian frames), then `em_fit_`'s, then the kernel's.
     center_, scale_ : ndarray of shape (n_features,)
         The center and scale that standardised each column for the projections (0 and 1 with standardize=False).
     pairs_ : ndarray of shape (n_pairs, 2)
@@ -567,19 +568,21 @@ class RAD(BasePairwiseDensity):
         `MixtureDensity` of RAD's density and these frames (their components last), and stays exact: missing entries,
         marginals and conditionals of a Gaussian are Gaussian. None otherwise.
     gaussian_weight_ : float
-        The Gaussian frames' weight $\\gamma$ in `density_` (RAD's density has $1-\\gamma$), fitted on the held-out
-        rows; 0.0 without them.
+        The Gaussian frames' weight $\\gamma$ beside RAD's density (which has $1-\\gamma$), fitted on the held-out
+        rows; 0.0 without them. Kernel frames and `em_fit_` then take their shares of the whole.
     kernel_ : KernelFrames or None
         Kernel frames kept beside all of the above under local='auto' (notebook `03j_kernel`): RAD's model with one
         component per training row, a Gaussian on each smooth continuous column (the column's own bandwidth, in standard
-        units) and the row's own value smoothed towards the column's frequencies on each discrete one, the bandwidths
-        and the smoothing chosen by leave-one-out likelihood (the columns' own ratios on at most 400 of the rows).
+        units, the bumps leaning with the columns' correlation where that wins, `correlation`) and the row's own value
+        smoothed towards the column's frequencies on each discrete one, the bandwidths, correlation and smoothing chosen
+        by leave-one-out likelihood (the columns' own ratios on at most 400 of the rows).
         Tried on at most 1,000 training rows where every column outside the smooth continuous ones is discrete; judged beside the density above on its held-out rows (before any refit on them), or, with fewer than
         15 of them, on every row out of fold, beside the winner of the shape step on the same five folds (RAD's
         dictionary EM, or RAD at rank one in a rotated map, standing in for the density above, which has no rows it
         was not fitted to); kept where their mixture beats it, each half of the rows scored with the share fitted on
-        the other half. Then `density_` is a `MixtureDensity` of the density above and these frames (their components
-        last), exact as a CPD is. None otherwise.
+        the other half; where the fit is cheap, judged again on every row out of fold beside RAD and `em_fit_`
+        (`kernel_judge_`, notebook `03k_stack`). Then `density_` is a `MixtureDensity` of the density above and these
+        frames (their components last), exact as Gaussian frames are. None otherwise.
     kernel_weight_ : float
         The kernel frames' weight $\\kappa$ in `density_`; 0.0 without them.
     kernel_judge_ : str or None
@@ -604,7 +607,8 @@ class RAD(BasePairwiseDensity):
         kept, 'frame' (the one frame with its twin, which the parts are then compared with); with Gaussian frames
         tried, 'gaussian' (the frames alone), 'gaussian_share' ($\\gamma$) and 'gaussian_gain' (the cross-fitted gain
         of their mixture with RAD's fit over that fit, which decides); with kernel frames tried, 'kernel', 'kernel_share'
-        ($\\kappa$) and 'kernel_gain' likewise (on the rows `kernel_judge_` names);
+        ($\\kappa$) and 'kernel_gain' likewise (on the rows `kernel_judge_` names; cross-fitted, 'kernel_gain' is the
+        whole mixture's, and 'em_fit' and 'em_fit_share' are `em_fit_`'s mean and share);
         where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
         'local': the bound on the parts' held-out rows minus the one frame's there, per row.
     """

@@ -8,7 +8,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import clone
 from .dictionaries import is_discrete
-from .local import LocalFit, fit_local, _held_rows, _rows, _beats, _gain, _frame_kind, _em_allowed
+from .local import LocalFit, fit_local, _held_rows, _rows, _beats, _gain, _frame_kind, _em_allowed, _MIN_SHARE
 from .gaussian import with_gaussian
 from .kernel import kernel_frames, _kernel_columns, _KERNEL_MIN_ROWS
 
@@ -27,8 +27,9 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     EM rows are None), each fitted to the other `folds` (rows cut at random by `random_state`, an int), each RAD with
     the `shape` setting given (`em_shape` for the EM's; `_frame_kind` of a fit: its map made again without choosing
     it); None where some fold's fit leaves nothing to build kernel frames on (a column neither smooth nor discrete, or
-    fewer than `_KERNEL_MIN_ROWS` complete rows), cannot score some of the other rows exactly (`_scores_exactly`), or
-    its two fits read a discrete column's values differently (`_same_values`)."""
+    fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot score some of the other rows exactly
+    (`_scores_exactly`), or its two fits read a discrete column's values differently (`_same_values`). Rows of weight 0
+    are not scored (their entries stay 0)."""
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     fold = np.random.default_rng(random_state).permutation(n) % folds
@@ -42,15 +43,16 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
         fit = fitted(shape=shape)
         Z = fit.one.encode(X_in)
         columns = _kernel_columns(fit.one, Z)
-        if columns is None or (~np.isnan(Z[:, columns]).any(axis=1)).sum() < _KERNEL_MIN_ROWS: return None
-        kern = kernel_frames(Z, columns, fit.one.dictionaries_, np.ones(len(Z)) if w_in is None else w_in,
-                             random_state=random_state)
-        if not _scores_exactly(fit, X, mine): return None
-        rows[mine], k_rows[mine] = _held_rows(fit.one, fit.density, X, mine), _held_rows(fit.one, kern, X, mine)
+        trained = np.ones(len(Z)) if w_in is None else w_in
+        if columns is None or ((trained > 0) & ~np.isnan(Z[:, columns]).any(axis=1)).sum() < _KERNEL_MIN_ROWS: return None
+        kern = kernel_frames(Z, columns, fit.one.dictionaries_, trained, random_state=random_state)
+        scored = mine & (w > 0)  # a row of weight 0 counts for nothing: left at 0
+        if not _scores_exactly(fit, X, scored): return None
+        rows[scored], k_rows[scored] = _held_rows(fit.one, fit.density, X, scored), _held_rows(fit.one, kern, X, scored)
         if e_rows is None: continue
         em = fitted(shape=em_shape, solver='em')
-        if not (_same_values(em.one, fit.one) and _scores_exactly(em, X, mine)): return None
-        e_rows[mine] = _held_rows(fit.one, em.density, X, mine)
+        if not (_same_values(em.one, fit.one) and _scores_exactly(em, X, scored)): return None
+        e_rows[scored] = _held_rows(fit.one, em.density, X, scored)
     return rows, k_rows, e_rows
 
 def _same_values(a, b) -> bool:
@@ -81,11 +83,13 @@ def _scores_exactly(fit: LocalFit, X, rows) -> bool:
 # %% ../nbs/03k_stack.ipynb #b89d76a1
 _MIN_STACK_SHARE = 1e-3  # a density below this share of the stack is left out
 
-def stack_shares(L, weights=None, n_iter: int = 1000, tol: float = 1e-10) -> np.ndarray:
+def stack_shares(L, weights=None, floor: float = 0.0, n_iter: int = 1000, tol: float = 1e-10) -> np.ndarray:
     r"""The shares $\pi$ (on the simplex) of the densities whose log densities at each row are the columns of `L`
-    (n_rows, n_densities) that maximise the (weighted) mean log-likelihood of their mixture $\sum_c \pi_c\,p_c$: EM
-    on the shares from equal ones (each step raises the mean; a row at -inf under every density counts for nothing),
-    shares below `_MIN_STACK_SHARE` then left out and the rest renormalised."""
+    (n_rows, n_densities) that maximise the (weighted) mean log-likelihood of their mixture $\sum_c \pi_c\,p_c$, the
+    first density's share at least `floor`: EM on the shares from equal ones (each step raises the mean; where the
+    first share would fall below `floor` it is held there and the others' step scaled to the rest, which is the EM step
+    of the problem with that share fixed; a row at -inf under every density counts for nothing), shares below
+    `_MIN_STACK_SHARE` then left out and the rest renormalised."""
     L = np.asarray(L, dtype=float)
     w = np.ones(len(L)) if weights is None else np.asarray(weights, dtype=float)
     top = L.max(axis=1, keepdims=True)
@@ -95,19 +99,24 @@ def stack_shares(L, weights=None, n_iter: int = 1000, tol: float = 1e-10) -> np.
     for _ in range(n_iter):
         mix = E @ pi
         new = pi * ((E / mix[:, None]) * w[:, None]).sum(axis=0)
+        new /= new.sum()
+        if new[0] < floor: new = np.r_[floor, new[1:] * (1 - floor) / max(new[1:].sum(), 1e-300)]
         done = np.abs(new - pi).max() < tol
-        pi = new / new.sum()
+        pi = new
         if done: break
-    pi[pi < _MIN_STACK_SHARE] = 0.0
+    small = pi < _MIN_STACK_SHARE
+    small[0] = small[0] and floor == 0
+    pi[small] = 0.0
     return pi / pi.sum()
 
-def _joint_gain(L, weights) -> np.ndarray:
+def _joint_gain(L, weights, floor: float = 0.0) -> np.ndarray:
     """Per row, the log-likelihood gain over the first density (`L`'s first column) of the mixture of all of them
-    (`stack_shares`) with its shares fitted on the other half of the rows (alternate rows): an honest gain to decide by."""
+    (`stack_shares`, the first share at least `floor`) with its shares fitted on the other half of the rows (alternate
+    rows): an honest gain to decide by."""
     L, w = np.asarray(L, dtype=float), np.asarray(weights, dtype=float)
     gain, first = np.empty(len(L)), np.arange(len(L)) % 2 == 0
     for half in (first, ~first):
-        pi = stack_shares(L[~half], w[~half])
+        pi = stack_shares(L[~half], w[~half], floor)
         with np.errstate(divide='ignore'): mixed = logsumexp(L[half] + np.log(pi)[None], axis=1)
         gain[half] = _gain(mixed, L[half, 0])
     return gain
@@ -137,7 +146,7 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
     if crossed is None: return fit
     rows, k_rows, e_rows = crossed
     L = np.c_[rows, k_rows] if e_rows is None else np.c_[rows, k_rows, e_rows]
-    shares, gain = stack_shares(L, w), _joint_gain(L, w)
+    shares, gain = stack_shares(L, w, _MIN_SHARE), _joint_gain(L, w, _MIN_SHARE)  # RAD keeps a tenth at least
     if not _beats(gain, w, False): shares = np.r_[1.0, np.zeros(L.shape[1] - 1)]
     fit.scores.update(kernel=float(np.average(k_rows, weights=w)), kernel_share=float(shares[1]),
                       kernel_gain=float(np.average(gain, weights=w)))

@@ -134,3 +134,17 @@ def test_correlated_kernel_frames_stay_exact():
     assert np.corrcoef(S.T)[0, 1] < -0.8  # the rows' own anticorrelation, kept by the leaning bumps
     with pytest.raises(ValueError, match='unit diagonal'):
         KernelFrames(V, np.full(60, 1 / 60), 0.4, [0, 1], 2, [0., 0.], [1., 1.], correlation=2 * C)
+
+
+def test_given_bandwidths_follow_the_columns_as_given_and_old_pickles_score():
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(50, 2))
+    k = kernel_frames(Z, [1, 0], [[], []], np.ones(50), bandwidth=[0.1, 1.0])  # column 1 narrow, column 0 wide
+    np.testing.assert_allclose(k.bandwidth, [1.0, 0.1])  # in the frames' (sorted) order
+    C = np.array([[1.0, 0.3], [0.3, 1.0]])
+    a = kernel_frames(Z, [1, 0], [[], []], np.ones(50), bandwidth=[0.1, 1.0], correlation=C)
+    b = kernel_frames(Z, [0, 1], [[], []], np.ones(50), bandwidth=[1.0, 0.1], correlation=C)
+    np.testing.assert_allclose(a.logpdf(Z[:5]), b.logpdf(Z[:5]), rtol=1e-12)
+    old = pickle.loads(pickle.dumps(k))
+    for name in ('correlation', 'diagonal'): old.__dict__.pop(name)  # a pickle from before the correlated bandwidths
+    np.testing.assert_array_equal(old.logpdf(Z[:5]), k.logpdf(Z[:5]))

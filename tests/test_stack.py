@@ -78,3 +78,24 @@ def test_stack_shares_maximise_the_mixture_likelihood():
     for trial in rng.dirichlet(np.ones(3), 200): assert mean(pi) >= mean(trial) - 1e-9
     L[:, 1] = -np.inf  # a density that explains nothing gets no share
     assert stack_shares(L)[1] == 0.0
+
+
+def test_a_marginal_that_splits_the_em_fits_whitened_columns_is_refused():
+    # RAD by its EM sits beside the fit: a marginal over some of the columns it whitened together has no exact form
+    rng = np.random.default_rng(1)
+    t = rng.normal(size=(300, 1))
+    X = np.c_[t + 0.2 * rng.normal(size=(300, 3)), rng.gamma(2, size=300)]
+    rad = RAD(random_state=0, local=False, shape='columns').fit(X)
+    rad.marginal([0, 3])  # per-column maps: served
+    rad.em_fit_ = RAD(random_state=0, solver='em', local=False, shape='whiten').fit(X)
+    assert len(rad.em_fit_.shape_.group) >= 2
+    with pytest.raises(ValueError, match='em_fit_'):
+        rad.marginal([int(rad.em_fit_.shape_.group[0])])
+
+
+def test_rows_of_weight_zero_are_not_scored_out_of_fold(small):
+    from radbook.stack import cross_fitted_rows
+    w = np.ones(len(small)); w[::7] = 0.0
+    rows, k_rows, _ = cross_fitted_rows(RAD(random_state=0), small, w, random_state=0)
+    assert (rows[w == 0] == 0).all() and (k_rows[w == 0] == 0).all()
+    assert np.isfinite(rows[w > 0]).all() and (rows[w > 0] != 0).all()
