@@ -127,7 +127,8 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
     its last shares chosen on every row out of fold (`cross_fitted_rows`): RAD's fit, RAD fitted by its dictionary EM
     (`fit_by_em`, where the EM allows the settings and reads the columns alike) and the kernel frames side by side at
     the shares those rows choose together (`stack_shares`), kept where that mixture beats RAD's fit with each half of
-    the rows scored at the shares fitted on the other (`_joint_gain`): `fit.kernel` at `fit.kernel_share`, `fit.alt`
+    the rows scored at the shares fitted on the other (`_joint_gain`), RAD's own share at least `_MIN_SHARE`:
+    `fit.kernel` at `fit.kernel_share`, `fit.alt`
     at `fit.alt_share`; `fit.scores` gets 'kernel', 'kernel_share' and 'kernel_gain' anew (the gain of the whole
     mixture), and 'em_fit' and 'em_fit_share', and `fit.kernel_judge` says 'cross-fitted'. Runs where the held-out rows
     judged the kernel frames (`fit.kernel_judge` 'held-out') and the table's pairs of columns times its rows are at
