@@ -489,7 +489,7 @@ class RAD(BasePairwiseDensity):
     shape_ : Shape or None
         The fitted map of the rows (shape='columns', 'whiten' or 'ica'); `dictionaries_`, `center_` and `scale_` of the mapped
         columns are then in its space, and `density_` is a `ShapedDensity`. None where `density_` mixes several fits
-        (`local_`, an `em_frame_`, `gaussian_` or `kernel_`): `global_.shape_` is then the one frame's map.
+        (`local_`, an `em_frame_`, `gaussian_`, `kernel_` or `em_fit_`): `global_.shape_` is then the one frame's map.
     combine_ : str
         The combination of the runs kept, 'average' or 'best' (the `combine` setting, or its choice with 'auto').
     combine_scores_ : dict
@@ -528,8 +528,8 @@ class RAD(BasePairwiseDensity):
     local_ : bool
         Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`, the one
         frame's density first where `global_weight_` > 0, whose components (the one frame's, its EM twin's where
-        `em_frame_` is kept, then part after part, then the Gaussian frames' where `gaussian_` is kept, then the kernel frames'
-        where `kernel_` is kept,
+        `em_frame_` is kept, then part after part, then the Gaussian frames' where `gaussian_` is kept, then `em_fit_`'s where it is
+        kept, then the kernel frames' where `kernel_` is kept,
         `density_.n_components` of them) are what `predict_proba` and
         `sample` number;
         `shape_` is None; and the other attributes above (`weights_`, `coefs_`, `n_components_`, `dictionaries_`, ...)

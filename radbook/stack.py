@@ -27,9 +27,10 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     EM rows are None), each fitted to the other `folds` (rows cut at random by `random_state`, an int), each RAD with
     the `shape` setting given (`em_shape` for the EM's; `_frame_kind` of a fit: its map made again without choosing
     it); None where some fold's fit leaves nothing to build kernel frames on (a column neither smooth nor discrete, or
-    fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot score some of the other rows exactly
-    (`_scores_exactly`), or its two fits read a discrete column's values differently (`_same_values`). Rows of weight 0
-    are not scored (their entries stay 0)."""
+    fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be fitted (a `ValueError`) or cannot score
+    some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
+    exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
+    entries stay 0)."""
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     fold = np.random.default_rng(random_state).permutation(n) % folds
@@ -37,10 +38,12 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     for f in range(folds):
         mine = fold == f
         X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
-        def fitted(**params):
+        def fitted(**params):  # None where the fold's rows cannot be fitted so (a ValueError, as for a twin or a part)
             est = clone(estimator).set_params(random_state=random_state, verbose=0, **params)
-            return with_gaussian(fit_local(est, X_in, w_in, keep='auto'), X_in, w_in)
+            try: return with_gaussian(fit_local(est, X_in, w_in, keep='auto'), X_in, w_in)
+            except ValueError: return None
         fit = fitted(shape=shape)
+        if fit is None: return None
         Z = fit.one.encode(X_in)
         columns = _kernel_columns(fit.one, Z)
         trained = np.ones(len(Z)) if w_in is None else w_in
@@ -51,8 +54,8 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
         rows[scored], k_rows[scored] = _held_rows(fit.one, fit.density, X, scored), _held_rows(fit.one, kern, X, scored)
         if e_rows is None: continue
         em = fitted(shape=em_shape, solver='em')
-        if not (_same_values(em.one, fit.one) and _scores_exactly(em, X, scored)): return None
-        e_rows[scored] = _held_rows(fit.one, em.density, X, scored)
+        if em is None or not (_same_values(em.one, fit.one) and _scores_exactly(em, X, scored)): e_rows = None  # judged without it
+        else: e_rows[scored] = _held_rows(fit.one, em.density, X, scored)
     return rows, k_rows, e_rows
 
 def _same_values(a, b) -> bool:
@@ -64,10 +67,11 @@ def _same_values(a, b) -> bool:
 def fit_by_em(estimator, X, sample_weight=None, random_state=None):
     """The RAD `estimator` (solver='radon') fitted to the rows `X` by its dictionary EM instead (solver='em'), with every
     step before kernel frames (`fit_local` with keep='auto', then `with_gaussian`): a fitted estimator, or None where
-    the EM would refuse its settings (`_em_allowed`)."""
+    the EM would refuse its settings (`_em_allowed`) or cannot fit the rows (a `ValueError`)."""
     if getattr(estimator, 'solver', 'radon') != 'radon' or not _em_allowed(estimator): return None
     est = clone(estimator).set_params(solver='em', verbose=0, random_state=random_state)
-    return est._take(with_gaussian(fit_local(est, X, sample_weight, keep='auto'), X, sample_weight))
+    try: return est._take(with_gaussian(fit_local(est, X, sample_weight, keep='auto'), X, sample_weight))
+    except ValueError: return None  # a table the EM cannot fit, as for a twin
 
 def _scores_exactly(fit: LocalFit, X, rows) -> bool:
     """Whether the density of `fit` scores the `rows` of `X` exactly: none of them misses some but not all of the
@@ -147,15 +151,18 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
     if crossed is None: return fit
     rows, k_rows, e_rows = crossed
     L = np.c_[rows, k_rows] if e_rows is None else np.c_[rows, k_rows, e_rows]
-    shares, gain = stack_shares(L, w, _MIN_SHARE), _joint_gain(L, w, _MIN_SHARE)  # RAD keeps a tenth at least
-    if not _beats(gain, w, False): shares = np.r_[1.0, np.zeros(L.shape[1] - 1)]
-    fit.scores.update(kernel=float(np.average(k_rows, weights=w)), kernel_share=float(shares[1]),
-                      kernel_gain=float(np.average(gain, weights=w)))
-    if e_rows is not None: fit.scores.update(em_fit=float(np.average(e_rows, weights=w)), em_fit_share=float(shares[2]))
+    v = w > 0  # rows of weight 0 count for nothing (nor in the halves of the gain)
+    L, u = L[v], w[v]
+    shares, gain = stack_shares(L, u, _MIN_SHARE), _joint_gain(L, u, _MIN_SHARE)  # RAD keeps a tenth at least
+    if not _beats(gain, u, False): shares = np.r_[1.0, np.zeros(L.shape[1] - 1)]
+    fit.scores.update(kernel=float(np.average(L[:, 1], weights=u)), kernel_share=float(shares[1]),
+                      kernel_gain=float(np.average(gain, weights=u)))
+    if e_rows is not None: fit.scores.update(em_fit=float(np.average(L[:, 2], weights=u)), em_fit_share=float(shares[2]))
     fit.kernel_judge = 'cross-fitted'
-    fit.kernel, fit.kernel_share = None, 0.0
-    if shares[1] > 0:  # on every row, as `with_kernel` builds them
-        fit.kernel = kernel_frames(Z, _kernel_columns(one, Z), one.dictionaries_, w, random_state=one.random_state)
+    kept, fit.kernel, fit.kernel_share = fit.kernel, None, 0.0
+    if shares[1] > 0:  # on every row, as `with_kernel` builds them (where it kept them, the same frames)
+        fit.kernel = kept if kept is not None else kernel_frames(Z, _kernel_columns(one, Z), one.dictionaries_, w,
+                                                                 random_state=one.random_state)
         fit.kernel_share = float(shares[1])
     if e_rows is not None and shares[2] > 0: fit.alt, fit.alt_share = alt, float(shares[2])
     fit.__dict__.pop('density', None)  # the cached mixture, now with them

@@ -99,3 +99,17 @@ def test_rows_of_weight_zero_are_not_scored_out_of_fold(small):
     rows, k_rows, _ = cross_fitted_rows(RAD(random_state=0), small, w, random_state=0)
     assert (rows[w == 0] == 0).all() and (k_rows[w == 0] == 0).all()
     assert np.isfinite(rows[w > 0]).all() and (rows[w > 0] != 0).all()
+
+
+def test_rows_of_weight_zero_leave_the_shares_alone():
+    # every other row at weight 0: the judge's halves must not be made of them (no NaN shares, no warning)
+    import warnings
+    from sklearn.datasets import load_wine
+    W = load_wine().data[np.random.default_rng(0).permutation(178)[:160]]
+    w = np.tile([1.0, 0.0], 80)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', RuntimeWarning)
+        rad = RAD(random_state=0).fit(W, sample_weight=w)
+    assert rad.kernel_judge_ in ('cross-fitted', 'held-out')
+    np.testing.assert_allclose(rad.density_.weights.sum(), 1.0)
+    assert np.isfinite(rad.score_samples(W)).all()
