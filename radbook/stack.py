@@ -20,11 +20,11 @@ _CROSS_FOLDS = 3  # the cross-fitted judge's folds
 _CROSS_WORK = 20_000  # the cross-fitted judge runs where the table's pairs of columns times its rows are at most this
 
 def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLDS, random_state=None, shape='auto',
-                      em_shape=None):
+                      em: bool = False, em_shape='auto'):
     """Every row of `X` (weighted by `sample_weight`) scored out of fold, `(rows, kernel rows, EM rows)`: by RAD's fit
     before kernel frames (`fit_local` with keep='auto', then `with_gaussian`, of a clone of the RAD `estimator`), by
-    kernel frames, and where `em_shape` is given by RAD fitted the same way by its dictionary EM (solver='em'; else the
-    EM rows are None), each fitted to the other `folds` (rows cut at random by `random_state`, an int), each RAD with
+    kernel frames, and with `em` by RAD fitted the same way by its dictionary EM (solver='em'; else the EM rows are
+    None), each fitted to the other `folds` (rows cut at random by `random_state`, an int), each RAD with
     the `shape` setting given (`em_shape` for the EM's; `_frame_kind` of a fit: its map made again without choosing
     it); None where some fold's fit leaves nothing to build kernel frames on (a column neither smooth nor discrete, or
     fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be fitted (a `ValueError`) or cannot score
@@ -34,7 +34,7 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     fold = np.random.default_rng(random_state).permutation(n) % folds
-    rows, k_rows, e_rows = np.zeros(n), np.zeros(n), None if em_shape is None else np.zeros(n)
+    rows, k_rows, e_rows = np.zeros(n), np.zeros(n), np.zeros(n) if em else None
     for f in range(folds):
         mine = fold == f
         X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
@@ -53,9 +53,10 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
         if not _scores_exactly(fit, X, scored): return None
         rows[scored], k_rows[scored] = _held_rows(fit.one, fit.density, X, scored), _held_rows(fit.one, kern, X, scored)
         if e_rows is None: continue
-        em = fitted(shape=em_shape, solver='em')
-        if em is None or not (_same_values(em.one, fit.one) and _scores_exactly(em, X, scored)): e_rows = None  # judged without it
-        else: e_rows[scored] = _held_rows(fit.one, em.density, X, scored)
+        by_em = fitted(shape=em_shape, solver='em')
+        if by_em is None or not (_same_values(by_em.one, fit.one) and _scores_exactly(by_em, X, scored)):
+            e_rows = None  # judged without it
+        else: e_rows[scored] = _held_rows(fit.one, by_em.density, X, scored)
     return rows, k_rows, e_rows
 
 def _same_values(a, b) -> bool:
@@ -146,8 +147,8 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
     alt = fit_by_em(estimator, X, sample_weight, random_state=one.random_state)
     if alt is not None and not _same_values(alt, one): alt = None
     crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state,
-                                shape='auto' if holes else _frame_kind(one),
-                                em_shape=None if alt is None else 'auto' if holes else _frame_kind(alt.global_))
+                                shape='auto' if holes else _frame_kind(one), em=alt is not None,
+                                em_shape='auto' if holes or alt is None else _frame_kind(alt.global_))
     if crossed is None: return fit
     rows, k_rows, e_rows = crossed
     L = np.c_[rows, k_rows] if e_rows is None else np.c_[rows, k_rows, e_rows]

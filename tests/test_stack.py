@@ -19,7 +19,8 @@ def test_cross_fitted_rows_score_each_row_without_it(small):
     # a row's score comes from fits to the other folds: changing one row leaves the scores of its fold-mates alone,
     # and moves the scores of the rows in the other folds (whose fits it joined)
     from radbook.stack import cross_fitted_rows
-    rows, k_rows, _ = cross_fitted_rows(RAD(random_state=0), small, random_state=0)
+    rows, k_rows, e_rows = cross_fitted_rows(RAD(random_state=0), small, random_state=0, em=True, em_shape=None)
+    assert e_rows is not None and np.isfinite(e_rows).all()  # the EM's map the identity (shape=None): still fitted
     fold = np.random.default_rng(0).permutation(len(small)) % 3
     moved = small.copy()
     i = int(np.flatnonzero(fold == 0)[0])
