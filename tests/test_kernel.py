@@ -2,7 +2,6 @@
 import pickle
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from radbook.dictionaries import point_mass

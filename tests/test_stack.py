@@ -2,7 +2,6 @@
 import pickle
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from radbook.rad import RAD
