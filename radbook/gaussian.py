@@ -17,7 +17,7 @@ from .shape import _CV_HELD
 from .solver import _COEF_FLOOR
 
 # %% auto #0
-__all__ = ['gaussian_logpdfs', 'GaussianFrames', 'fit_gaussian_frames', 'gaussian_search', 'with_gaussian']
+__all__ = ['gaussian_logpdfs', 'GaussianFrames', 'fit_gaussian_frames', 'gaussian_search', 'with_gaussian', 'gaussian_by_bic']
 
 # %% ../nbs/03i_gaussian.ipynb #2b32f650
 _LOG_2PI = np.log(2 * np.pi)
@@ -284,6 +284,30 @@ _GAUSS_ROWS = 2000  # the candidates are fitted to at most this many rows (drawn
 _GAUSS_EM_ITER = 10  # EM steps over the other columns' factors per candidate (where the table has such columns; 5 lost
 # 0.3 nats a row of Boston's gain, 20 took 0.3 s more a fold on fair, 0.6 s on family_mixed_features)
 
+def _candidate_rows(Z, columns, weights, max_rows: int, random_state=None):
+    """The rows the candidate mixtures over `columns` of the coded rows `Z` are fitted to: at most `max_rows` of those of
+    positive `weights` that hold every one of `columns`, drawn by weight (with replacement where the weights differ),
+    `(V, center, scale, seed, Zc, wc)`: their `columns` in standard units (`center`, `scale`: the weighted mean and
+    standard deviation of those rows), a seed for the mixtures, and the rows themselves with their weights now (1
+    where they were drawn by weight). None where fewer than 10 rows hold every one of `columns`."""
+    rng = check_random_state(random_state)
+    w = np.asarray(weights, dtype=float)
+    full = np.flatnonzero((w > 0) & ~np.isnan(Z[:, columns]).any(axis=1))
+    if len(full) < 2 * _GAUSS_ROWS_PER_COMPONENT: return None
+    G = Z[np.ix_(full, columns)]
+    center = np.average(G, axis=0, weights=w[full])
+    scale = np.maximum(np.sqrt(np.average((G - center) ** 2, axis=0, weights=w[full])), 1e-12)
+    take = min(max_rows, len(full))
+    if np.ptp(w[full]) > 0: pick = rng.choice(len(full), take, replace=True, p=w[full] / w[full].sum())
+    else: pick = rng.choice(len(full), take, replace=False) if take < len(full) else np.arange(len(full))
+    V, seed = (G[pick] - center) / scale, int(rng.randint(2**31 - 1))
+    return V, center, scale, seed, Z[full[pick]], (np.ones(take) if np.ptp(w[full]) > 0 else w[full[pick]])
+
+def _gaussian_mixture(V, k: int, kind: str, seed: int) -> tuple:
+    "scikit-learn's `GaussianMixture` of `k` components (`kind` 'full' or 'diag') fitted to `V`, and its covariances as matrices."
+    gm = GaussianMixture(k, covariance_type=kind, reg_covar=1e-4, random_state=seed).fit(V)
+    return gm, (gm.covariances_ if kind == 'full' else np.stack([np.diag(c) for c in gm.covariances_]))
+
 def gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights=None, sizes=_GAUSS_SIZES,
                     max_rows: int = _GAUSS_ROWS, random_state=None) -> tuple:
     """The best `GaussianFrames` over `columns` of the coded rows `Z` among full and diagonal Gaussian mixtures of each
@@ -293,20 +317,10 @@ def gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights=N
     (weighted by `held_weights`). Each covariance type stops growing once two larger sizes in a row score no better.
     Returns `(density, its held-out rows' log densities, {(covariance type, size): mean score})`, or None where fewer
     than 10 fitted rows hold every one of `columns`."""
-    rng = check_random_state(random_state)
-    Z = np.asarray(Z, dtype=float)
-    columns = np.asarray(columns, dtype=np.intp)
-    w = np.asarray(fit_weights, dtype=float)
-    full = np.flatnonzero((w > 0) & ~np.isnan(Z[:, columns]).any(axis=1))
-    if len(full) < 2 * _GAUSS_ROWS_PER_COMPONENT: return None  # too few rows hold every one of `columns`
-    G = Z[np.ix_(full, columns)]
-    center = np.average(G, axis=0, weights=w[full])
-    scale = np.maximum(np.sqrt(np.average((G - center) ** 2, axis=0, weights=w[full])), 1e-12)
-    take = min(max_rows, len(full))
-    if np.ptp(w[full]) > 0: pick = rng.choice(len(full), take, replace=True, p=w[full] / w[full].sum())
-    else: pick = rng.choice(len(full), take, replace=False) if take < len(full) else np.arange(len(full))
-    V, seed = (G[pick] - center) / scale, int(rng.randint(2**31 - 1))
-    Zc, wc = Z[full[pick]], (np.ones(take) if np.ptp(w[full]) > 0 else w[full[pick]])  # the candidates' rows
+    Z, columns = np.asarray(Z, dtype=float), np.asarray(columns, dtype=np.intp)
+    rows = _candidate_rows(Z, columns, fit_weights, max_rows, random_state)
+    if rows is None: return None  # too few rows hold every one of `columns`
+    V, center, scale, seed, Zc, wc = rows
     others = np.setdiff1d(np.arange(Z.shape[1]), columns)
     best, scores = None, {}
     for kind in ('full', 'diag'):
@@ -314,8 +328,7 @@ def gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights=N
         for k in sizes:
             if k > 1 and k * _GAUSS_ROWS_PER_COMPONENT > len(V): break  # (a row per parameter lost the gains on
             # digits, Boston, macrodata and economics: with reg_covar, larger mixtures than that still win)
-            gm = GaussianMixture(k, covariance_type=kind, reg_covar=1e-4, random_state=seed).fit(V)
-            covs = gm.covariances_ if kind == 'full' else np.stack([np.diag(c) for c in gm.covariances_])
+            gm, covs = _gaussian_mixture(V, k, kind, seed)
             g = fit_gaussian_frames(Zc, columns, dictionaries, gm.weights_, gm.means_, covs, center, scale, wc,
                                     diagonal=kind == 'diag', max_iter=_GAUSS_EM_ITER if len(others) else 0, fixed=True)
             rows = score(g)
@@ -365,3 +378,32 @@ def with_gaussian(fit: LocalFit, X, sample_weight=None) -> LocalFit:
     fit.gauss_share, fit.gauss_before = 1 - alpha, g
     fit.__dict__.pop('density', None)  # the cached mixture, now with the Gaussian frames
     return fit
+
+# %% ../nbs/03i_gaussian.ipynb #8510fcb2
+def gaussian_by_bic(Z, columns, dictionaries, sample_weight=None, sizes=_GAUSS_SIZES, max_rows: int = _GAUSS_ROWS,
+                    random_state=None):
+    """`GaussianFrames` over `columns` of the coded rows `Z` (weighted by `sample_weight`, 0 = not fitted), sized as a
+    Gaussian mixture search sizes them: of the full and diagonal `GaussianMixture`s of each size in `sizes` (at least 5
+    rows a component) fitted to at most `max_rows` of the rows that hold every one of `columns` (`_candidate_rows`),
+    the one of least BIC (each covariance type stops growing once two larger sizes in a row score no better), then
+    fitted by EM on every row with the other columns' factors over their `dictionaries` (`fit_gaussian_frames`,
+    `_GAUSS_REFIT_ITER` steps). None where fewer than 10 rows of positive weight hold every one of `columns`."""
+    Z, columns = np.asarray(Z, dtype=float), np.asarray(columns, dtype=np.intp)
+    w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    rows = _candidate_rows(Z, columns, w, max_rows, random_state)
+    if rows is None: return None
+    V, center, scale, seed = rows[:4]
+    best = None
+    for kind in ('full', 'diag'):
+        top, worse = np.inf, 0
+        for k in sizes:
+            if k > 1 and k * _GAUSS_ROWS_PER_COMPONENT > len(V): break
+            gm, covs = _gaussian_mixture(V, k, kind, seed)
+            bic = gm.bic(V)
+            if best is None or bic < best[0]: best = (bic, gm, covs, kind)
+            worse = 0 if bic < top else worse + 1
+            top = min(top, bic)
+            if worse == 2: break
+    _, gm, covs, kind = best
+    return fit_gaussian_frames(Z, columns, dictionaries, gm.weights_, gm.means_, covs, center, scale, w,
+                               diagonal=kind == 'diag', max_iter=_GAUSS_REFIT_ITER)

@@ -417,7 +417,8 @@ class RAD(BasePairwiseDensity):
         them at the share the held-out rows fit, at least 0.1 (`global_weight_`). Under 'auto' the one frame itself is
         the Radon fit stacked with its EM twin where that wins (`em_frame_`), and the whole is stacked with Gaussian
         frames where those win (`gaussian_`, notebook `03i_gaussian`), then with kernel frames where those win (`kernel_`,
-        notebook `03j_kernel`), and where the fit is cheap the kernel frames and RAD fitted by its EM (`em_fit_`) are
+        notebook `03j_kernel`), and where the fit is cheap the kernel frames, RAD fitted by its EM (`em_fit_`) and
+        Gaussian frames sized by BIC (`gaussian_bic_`) are
         weighed beside it on every row out of fold (notebook `03k_stack`). 'auto' keeps that mixture where its held-out mean
         log-likelihood beats the one frame's, each half of those rows scored with the share fitted on the other half
         (`local_scores_`), and is tried only with
@@ -477,7 +478,8 @@ class RAD(BasePairwiseDensity):
         `ShapedDensity` that adds the map's Jacobian); a `MixtureDensity` of several fits with local frames (`local_`),
         an EM twin (`em_frame_`), Gaussian frames (`gaussian_`), kernel frames (`kernel_`) or RAD fitted by its EM
         (`em_fit_`), whose `n_components` (not `n_components_`) numbers the components of `predict_proba` and `sample`:
-        RAD's own first (the one frame, its twin, the parts, the Gaussian frames), then `em_fit_`'s, then the kernel's.
+        RAD's own first (the one frame, its twin, the parts, the Gaussian frames), then `em_fit_`'s, then
+        `gaussian_bic_`'s, then the kernel's.
     center_, scale_ : ndarray of shape (n_features,)
         The center and scale that standardised each column for the projections (0 and 1 with standardize=False).
     pairs_ : ndarray of shape (n_pairs, 2)
@@ -489,7 +491,8 @@ class RAD(BasePairwiseDensity):
     shape_ : Shape or None
         The fitted map of the rows (shape='columns', 'whiten' or 'ica'); `dictionaries_`, `center_` and `scale_` of the mapped
         columns are then in its space, and `density_` is a `ShapedDensity`. None where `density_` mixes several fits
-        (`local_`, an `em_frame_`, `gaussian_`, `kernel_` or `em_fit_`): `global_.shape_` is then the one frame's map.
+        (`local_`, an `em_frame_`, `gaussian_`, `kernel_`, `em_fit_` or `gaussian_bic_`): `global_.shape_` is then the
+        one frame's map.
     combine_ : str
         The combination of the runs kept, 'average' or 'best' (the `combine` setting, or its choice with 'auto').
     combine_scores_ : dict
@@ -529,7 +532,7 @@ class RAD(BasePairwiseDensity):
         Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`, the one
         frame's density first where `global_weight_` > 0, whose components (the one frame's, its EM twin's where
         `em_frame_` is kept, then part after part, then the Gaussian frames' where `gaussian_` is kept, then `em_fit_`'s where it is
-        kept, then the kernel frames' where `kernel_` is kept,
+        kept, then `gaussian_bic_`'s where it is kept, then the kernel frames' where `kernel_` is kept,
         `density_.n_components` of them) are what `predict_proba` and
         `sample` number;
         `shape_` is None; and the other attributes above (`weights_`, `coefs_`, `n_components_`, `dictionaries_`, ...)
@@ -569,7 +572,7 @@ class RAD(BasePairwiseDensity):
         marginals and conditionals of a Gaussian are Gaussian. None otherwise.
     gaussian_weight_ : float
         The Gaussian frames' weight $\\gamma$ beside RAD's density (which has $1-\\gamma$), fitted on the held-out
-        rows; 0.0 without them. Kernel frames and `em_fit_` then take their shares of the whole.
+        rows; 0.0 without them. Kernel frames, `em_fit_` and `gaussian_bic_` then take their shares of the whole.
     kernel_ : KernelFrames or None
         Kernel frames kept beside all of the above under local='auto' (notebook `03j_kernel`): RAD's model with one
         component per training row, a Gaussian on each smooth continuous column (the column's own bandwidth, in standard
@@ -580,7 +583,8 @@ class RAD(BasePairwiseDensity):
         15 of them, on every row out of fold, beside the winner of the shape step on the same five folds (RAD's
         dictionary EM, or RAD at rank one in a rotated map, standing in for the density above, which has no rows it
         was not fitted to); kept where their mixture beats it, each half of the rows scored with the share fitted on
-        the other half; where the fit is cheap, judged again on every row out of fold beside RAD and `em_fit_`
+        the other half; where the fit is cheap, judged again on every row out of fold beside RAD, `em_fit_` and
+        `gaussian_bic_`
         (`kernel_judge_`, notebook `03k_stack`). Then `density_` is a `MixtureDensity` of the density above and these
         frames (their components last), exact as Gaussian frames are. None otherwise.
     kernel_weight_ : float
@@ -595,6 +599,12 @@ class RAD(BasePairwiseDensity):
         chose it (notebook `03k_stack`); None otherwise.
     em_fit_weight_ : float
         Its weight in `density_`; 0.0 without it.
+    gaussian_bic_ : GaussianFrames or None
+        Where rows out of fold judged the kernel frames ('cross-fitted'), Gaussian frames over the same columns as the
+        kernel's sized by BIC (`gaussian_by_bic`, notebook `03i_gaussian`: full or diagonal, 1 to 32 components, then
+        EM on every row), kept beside the rest where those rows chose them (notebook `03k_stack`); None otherwise.
+    gaussian_bic_weight_ : float
+        Their weight in `density_`; 0.0 without them.
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
@@ -608,7 +618,8 @@ class RAD(BasePairwiseDensity):
         tried, 'gaussian' (the frames alone), 'gaussian_share' ($\\gamma$) and 'gaussian_gain' (the cross-fitted gain
         of their mixture with RAD's fit over that fit, which decides); with kernel frames tried, 'kernel', 'kernel_share'
         ($\\kappa$) and 'kernel_gain' likewise (on the rows `kernel_judge_` names; cross-fitted, 'kernel_gain' is the
-        whole mixture's, and 'em_fit' and 'em_fit_share' are `em_fit_`'s mean and share);
+        whole mixture's, 'em_fit' and 'em_fit_share' are `em_fit_`'s mean and share, 'gaussian_bic' and
+        'gaussian_bic_share' `gaussian_bic_`'s);
         where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
         'local': the bound on the parts' held-out rows minus the one frame's there, per row.
     """
@@ -813,6 +824,7 @@ class RAD(BasePairwiseDensity):
             self.local_, self.global_weight_, self.em_frame_, self.em_weight_ = False, 1.0, None, 0.0
             self.gaussian_, self.gaussian_weight_, self.kernel_, self.kernel_weight_ = None, 0.0, None, 0.0
             self.kernel_judge_, self.em_fit_, self.em_fit_weight_ = None, None, 0.0
+            self.gaussian_bic_, self.gaussian_bic_weight_ = None, 0.0
             return self
         for k, v in vars(fit.one).items():  # the one frame's fitted attributes, bit for bit
             if k.endswith('_') or k == '_columns': setattr(self, k, v)
@@ -828,11 +840,12 @@ class RAD(BasePairwiseDensity):
         self.kernel_, self.kernel_weight_ = fit.kernel, fit.kernel_share if fit.kernel is not None else 0.0
         self.kernel_judge_ = fit.kernel_judge
         self.em_fit_, self.em_fit_weight_ = fit.alt, fit.alt_share if fit.alt is not None else 0.0
+        self.gaussian_bic_, self.gaussian_bic_weight_ = fit.bic, fit.bic_share if fit.bic is not None else 0.0
         for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
             if f is None: continue
             for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner', '_shape_rows', '_keeps_rows'): f.__dict__.pop(name, None)
         self.__dict__.pop('_held_density', None)  # a previous fit's
-        if self.local_ or any(f is not None for f in (fit.twin, fit.gauss, fit.kernel, fit.alt)): self.density_, self.shape_ = fit.density, None
+        if self.local_ or any(f is not None for f in (fit.twin, fit.gauss, fit.kernel, fit.alt, fit.bic)): self.density_, self.shape_ = fit.density, None
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):
@@ -849,6 +862,7 @@ class RAD(BasePairwiseDensity):
     partial_fit.__doc__ = BasePairwiseDensity.partial_fit.__doc__ + """
 
         A stream fits one frame (`local` 'auto' is read as False; True is refused)."""
+
 
 
 # %% ../nbs/04_rad.ipynb #f674539d

@@ -1,4 +1,4 @@
-"The last step of RAD's fit (notebook 03k_stack): RAD, RAD by its EM and kernel frames, their shares chosen out of fold."
+"The last step of RAD's fit (notebook 03k_stack): RAD, RAD by its EM, Gaussian frames sized by BIC and kernel frames, their shares chosen out of fold."
 import pickle
 
 import numpy as np
@@ -18,18 +18,19 @@ def test_cross_fitted_rows_score_each_row_without_it(small):
     # a row's score comes from fits to the other folds: changing one row leaves the scores of its fold-mates alone,
     # and moves the scores of the rows in the other folds (whose fits it joined)
     from radbook.stack import cross_fitted_rows
-    rows, k_rows, e_rows = cross_fitted_rows(RAD(random_state=0), small, random_state=0, em=True, em_shape=None)
-    assert e_rows is not None and np.isfinite(e_rows).all()  # the EM's map the identity (shape=None): still fitted
+    out = cross_fitted_rows(RAD(random_state=0), small, random_state=0, em=True, em_shape=None)
+    rows, k_rows, b_rows = out.rad, out.kernel, out.bic
+    assert out.em is not None and np.isfinite(out.em).all()  # the EM's map the identity (shape=None): still fitted
     fold = np.random.default_rng(0).permutation(len(small)) % 3
     moved = small.copy()
     i = int(np.flatnonzero(fold == 0)[0])
     moved.iloc[i, :3] = moved.iloc[i, :3] * 3 + 5
-    rows2, k_rows2, _ = cross_fitted_rows(RAD(random_state=0), moved, random_state=0)
+    again = cross_fitted_rows(RAD(random_state=0), moved, random_state=0)
+    assert again.em is None  # not asked for
     mates = (fold == 0) & (np.arange(len(small)) != i)
-    np.testing.assert_array_equal(rows2[mates], rows[mates])
-    np.testing.assert_array_equal(k_rows2[mates], k_rows[mates])
-    assert not np.allclose(k_rows2[fold != 0], k_rows[fold != 0])
-    assert np.isfinite(rows).all() and np.isfinite(k_rows).all()
+    for before, after in ((rows, again.rad), (k_rows, again.kernel), (b_rows, again.bic)):
+        np.testing.assert_array_equal(after[mates], before[mates])
+        assert not np.allclose(after[fold != 0], before[fold != 0]) and np.isfinite(before).all()
 
 
 def test_the_cross_fitted_judge_keeps_what_the_held_out_rows_flatter_away():
@@ -56,12 +57,36 @@ def test_the_cross_fitted_judge_keeps_what_the_held_out_rows_flatter_away():
     assert held_only.kernel is None and held_only.alt is None and held_only.kernel_judge == 'held-out'
 
 
+def test_gaussian_frames_sized_by_bic_join_where_the_rows_out_of_fold_want_them():
+    # iris, 100 rows: the 20 held-out rows cannot tell two full Gaussians from RAD (with_gaussian drops them); the rows
+    # out of fold give them more than half the weight, and the 50 fresh rows agree
+    from sklearn.datasets import load_iris
+    X = load_iris().data
+    idx = np.random.default_rng(0).permutation(150)
+    fitted, fresh = X[idx[:100]], X[idx[100:]]
+    rad = RAD(random_state=0).fit(fitted)
+    bic = rad.gaussian_bic_
+    assert rad.gaussian_ is None and bic is not None and (bic.n_components, bic.diagonal) == (2, False)
+    assert 0.4 < rad.gaussian_bic_weight_ < 0.8, rad.gaussian_bic_weight_
+    k = rad.kernel_.n_components if rad.kernel_ is not None else 0
+    w = rad.density_.weights  # its components between em_fit_'s and the kernel's
+    np.testing.assert_allclose(w[len(w) - k - bic.n_components:len(w) - k].sum(), rad.gaussian_bic_weight_, atol=1e-12)
+    np.testing.assert_allclose(w.sum(), 1.0)
+    assert rad.score(fresh) > max(bic.logpdf(fresh).mean(), rad.density_.parts[0].logpdf(fresh).mean()) + 0.05
+    assert rad.predict_proba(fresh).shape[1] == len(w)
+    margin = rad.marginal([0])  # exact: a 1-D marginal integrates to one
+    t = np.linspace(0, 12, 4001)
+    np.testing.assert_allclose(np.trapezoid(np.exp(margin.score_samples(t[:, None])), t), 1.0, atol=1e-3)
+    again = pickle.loads(pickle.dumps(rad))
+    np.testing.assert_array_equal(again.score_samples(fresh), rad.score_samples(fresh))
+
+
 def test_a_wide_table_is_judged_on_held_out_rows():
     # twenty columns, 240 rows a fit: 190 pairs times 300 rows is past the cross-fitted judge's budget
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.laplace(size=300) for _ in range(12)] + [rng.uniform(size=300) for _ in range(8)])
     rad = RAD(random_state=0).fit(X)
-    assert rad.kernel_judge_ == 'held-out' and rad.kernel_ is None and rad.em_fit_ is None
+    assert rad.kernel_judge_ == 'held-out' and rad.kernel_ is None and rad.em_fit_ is None and rad.gaussian_bic_ is None
 
 
 def test_stack_shares_maximise_the_mixture_likelihood():
@@ -96,9 +121,9 @@ def test_a_marginal_that_splits_the_em_fits_whitened_columns_is_refused():
 def test_rows_of_weight_zero_are_not_scored_out_of_fold(small):
     from radbook.stack import cross_fitted_rows
     w = np.ones(len(small)); w[::7] = 0.0
-    rows, k_rows, _ = cross_fitted_rows(RAD(random_state=0), small, w, random_state=0)
-    assert (rows[w == 0] == 0).all() and (k_rows[w == 0] == 0).all()
-    assert np.isfinite(rows[w > 0]).all() and (rows[w > 0] != 0).all()
+    out = cross_fitted_rows(RAD(random_state=0), small, w, random_state=0)
+    for rows in (out.rad, out.kernel, out.bic):
+        assert (rows[w == 0] == 0).all() and np.isfinite(rows[w > 0]).all() and (rows[w > 0] != 0).all()
 
 
 def test_rows_of_weight_zero_leave_the_shares_alone():
