@@ -248,11 +248,11 @@ class TableDensityMixin:
         frame = not local or getattr(self, 'global_weight_', 0.0) > 0  # the one frame is in the density
         if local and frame:  # the one frame, kept beside the parts
             fits.append((self.global_, "the fit in one frame, which local frames keep beside their parts (global_weight_), whitened them"))
-        elif twin is not None:
+        elif frame and twin is not None:
             fits.append((self.global_, "the fit in one frame, kept beside its EM twin (em_frame_), whitened them"))
-        elif getattr(self, 'gaussian_', None) is not None:
+        elif frame and getattr(self, 'gaussian_', None) is not None:
             fits.append((self.global_, "the fit in one frame, kept beside Gaussian frames (gaussian_), whitened them"))
-        elif any(getattr(self, name, None) is not None for name in ('kernel_', 'em_fit_', 'gaussian_bic_')):
+        elif frame and any(getattr(self, name, None) is not None for name in ('kernel_', 'em_fit_', 'gaussian_bic_')):
             fits.append((self.global_, "the fit in one frame, kept beside kernel frames, its EM fit or Gaussian frames, whitened them"))
         em = getattr(self, 'em_fit_', None)
         if em is not None:  # RAD fitted by its EM, beside the rest: its one frame and its parts

@@ -289,7 +289,7 @@ def _candidate_rows(Z, columns, weights, max_rows: int, random_state=None):
     positive `weights` that hold every one of `columns`, drawn by weight (with replacement where the weights differ),
     `(V, center, scale, seed, Zc, wc)`: their `columns` in standard units (`center`, `scale`: the weighted mean and
     standard deviation of those rows), a seed for the mixtures, and the rows themselves with their weights now (1
-    where they were drawn by weight). None where fewer than 10 rows hold every one of `columns`."""
+    where they were drawn by weight). None where fewer than 10 rows of positive weight hold every one of `columns`."""
     rng = check_random_state(random_state)
     w = np.asarray(weights, dtype=float)
     full = np.flatnonzero((w > 0) & ~np.isnan(Z[:, columns]).any(axis=1))
@@ -380,12 +380,18 @@ def with_gaussian(fit: LocalFit, X, sample_weight=None) -> LocalFit:
     return fit
 
 # %% ../nbs/03i_gaussian.ipynb #8510fcb2
+def _n_parameters(k: int, d: int, kind: str) -> int:
+    "The free parameters of a Gaussian mixture of `k` components over `d` columns (`kind` 'full' or 'diag'): $m_k$ above."
+    return k - 1 + k * d + (k * d * (d + 1) // 2 if kind == 'full' else k * d)
+
 def gaussian_by_bic(Z, columns, dictionaries, sample_weight=None, sizes=_GAUSS_SIZES, max_rows: int = _GAUSS_ROWS,
                     random_state=None):
-    """`GaussianFrames` over `columns` of the coded rows `Z` (weighted by `sample_weight`, 0 = not fitted), sized as a
+    r"""`GaussianFrames` over `columns` of the coded rows `Z` (weighted by `sample_weight`, 0 = not fitted), sized as a
     Gaussian mixture search sizes them: of the full and diagonal `GaussianMixture`s of each size in `sizes` (at least 5
     rows a component) fitted to at most `max_rows` of the rows that hold every one of `columns` (`_candidate_rows`),
-    the one of least BIC (each covariance type stops growing once two larger sizes in a row score no better), then
+    the one of least BIC over every such row, weighted (the weights' effective number of rows, $(\sum w)^2/\sum w^2$,
+    stands for $n$; rows drawn by weight, repeated, would reward tight components), each covariance type growing until
+    two larger sizes in a row score no better, then
     fitted by EM on every row with the other columns' factors over their `dictionaries` (`fit_gaussian_frames`,
     `_GAUSS_REFIT_ITER` steps). None where fewer than 10 rows of positive weight hold every one of `columns`."""
     Z, columns = np.asarray(Z, dtype=float), np.asarray(columns, dtype=np.intp)
@@ -393,13 +399,16 @@ def gaussian_by_bic(Z, columns, dictionaries, sample_weight=None, sizes=_GAUSS_S
     rows = _candidate_rows(Z, columns, w, max_rows, random_state)
     if rows is None: return None
     V, center, scale, seed = rows[:4]
+    full = (w > 0) & ~np.isnan(Z[:, columns]).any(axis=1)
+    D, wd = (Z[np.ix_(full, columns)] - center) / scale, w[full]  # every row the criterion counts, with its weight
+    n_eff = wd.sum() ** 2 / (wd ** 2).sum()
     best = None
     for kind in ('full', 'diag'):
         top, worse = np.inf, 0
         for k in sizes:
             if k > 1 and k * _GAUSS_ROWS_PER_COMPONENT > len(V): break
             gm, covs = _gaussian_mixture(V, k, kind, seed)
-            bic = gm.bic(V)
+            bic = -2 * n_eff * np.average(gm.score_samples(D), weights=wd) + _n_parameters(k, len(columns), kind) * np.log(n_eff)
             if best is None or bic < best[0]: best = (bic, gm, covs, kind)
             worse = 0 if bic < top else worse + 1
             top = min(top, bic)

@@ -692,8 +692,8 @@ class RAD(BasePairwiseDensity):
         notebook `03g_local`): the partition of the rows and a RAD per part follow, and the mixture of parts is kept where
         `local` says (`local_`); under 'auto', Gaussian frames are then tried beside the result (`with_gaussian`,
         notebook `03i_gaussian`; `gaussian_`), then kernel frames beside all of it (`with_kernel`, notebook `03j_kernel`;
-        `kernel_`), then, where the fit is cheap, their share and that of RAD fitted by its EM chosen on every row out of
-        fold (`with_stack`, notebook `03k_stack`; `em_fit_`)."""
+        `kernel_`), then, where the fit is cheap, their share and those of RAD fitted by its EM and of Gaussian frames
+        sized by BIC chosen on every row out of fold (`with_stack`, notebook `03k_stack`; `em_fit_`, `gaussian_bic_`)."""
 
     def _fit(self, X, weights=None):
         check_option('solver', self.solver, _SOLVERS)

@@ -35,8 +35,8 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     and with `em` by RAD fitted the same way by its dictionary EM (`em`, solver='em'; else None), each fitted to the
     other `folds` (rows cut at random by `random_state`, an int), each RAD with
     the `shape` setting given (`em_shape` for the EM's; `_frame_kind` of a fit: its map made again without choosing
-    it); None where some fold's fit leaves nothing to build kernel frames on (a column neither smooth nor discrete, or
-    fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be fitted (a `ValueError`) or cannot score
+    it); None where some fold's fit leaves nothing to build kernel frames or Gaussian frames on (a column neither smooth
+    nor discrete, or fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be fitted (a `ValueError`) or cannot score
     some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
     entries stay 0)."""
@@ -62,7 +62,8 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
         if not _scores_exactly(fit, X, scored): return None
         rows[scored], k_rows[scored] = _held_rows(fit.one, fit.density, X, scored), _held_rows(fit.one, kern, X, scored)
         bic = gaussian_by_bic(Z, columns, fit.one.dictionaries_, trained, random_state=random_state)
-        b_rows[scored] = _held_rows(fit.one, bic, X, scored)  # at least _KERNEL_MIN_ROWS complete rows: never None
+        if bic is None: return None  # too few complete rows for it (as for the kernel's centres)
+        b_rows[scored] = _held_rows(fit.one, bic, X, scored)
         if e_rows is None: continue
         by_em = fitted(shape=em_shape, solver='em')
         if by_em is None or not (_same_values(by_em.one, fit.one) and _scores_exactly(by_em, X, scored)):
@@ -180,8 +181,8 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
                                                                  random_state=one.random_state)
         fit.kernel_share = float(share['kernel'])
     if share.get('em', 0.0) > 0: fit.alt, fit.alt_share = alt, float(share['em'])
-    if share['bic'] > 0:  # on every row (its folds had at least _KERNEL_MIN_ROWS complete rows: never None)
+    if share['bic'] > 0:  # on every row (where it cannot be built, its share goes to RAD's own)
         fit.bic = gaussian_by_bic(Z, columns, one.dictionaries_, w, random_state=one.random_state)
-        fit.bic_share = float(share['bic'])
+        fit.bic_share = float(share['bic']) if fit.bic is not None else 0.0
     fit.__dict__.pop('density', None)  # the cached mixture, now with them
     return fit
