@@ -12,6 +12,7 @@ from .dictionaries import is_discrete
 from .local import LocalFit, fit_local, _held_rows, _rows, _beats, _gain, _frame_kind, _em_allowed, _MIN_SHARE
 from .gaussian import with_gaussian, gaussian_by_bic
 from .kernel import kernel_frames, _kernel_columns, _KERNEL_MIN_ROWS
+from .shape import _ROTATIONS, _CV_HELD, _CV_FOLDS
 
 # %% auto #0
 __all__ = ['OutOfFold', 'cross_fitted_rows', 'fit_by_em', 'stack_shares', 'with_stack']
@@ -139,6 +140,13 @@ def _joint_gain(L, weights, floor: float = 0.0) -> np.ndarray:
     return gain
 
 # %% ../nbs/03k_stack.ipynb #44891701
+def _fold_choice(estimator, n: int, folds: int = _CROSS_FOLDS) -> int:
+    """How many times over a fold's fit of `n` rows' `folds - 1` folds scores the candidate maps where it chooses its
+    own: `_CV_FOLDS` where it would hold out fewer than `_CV_HELD` rows (about `validation_fraction` of them; the shape
+    step then scores every candidate on five folds of the rows, `cv_shape_scores`), else 1."""
+    held = float(getattr(estimator, 'validation_fraction', 0.2)) * n * (folds - 1) / folds
+    return _CV_FOLDS if held < _CV_HELD else 1
+
 def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
     """`fit` (what `with_kernel` returns for the rows `X`, weighted by `sample_weight`, from the RAD `estimator`) with
     its last shares chosen on every row out of fold (`cross_fitted_rows`): RAD's fit, RAD fitted by its dictionary EM
@@ -149,19 +157,22 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
     `fit.alt_share`, `fit.bic` at `fit.bic_share`; `fit.scores` gets 'kernel', 'kernel_share' and 'kernel_gain' anew
     (the gain of the whole mixture), 'em_fit' and 'em_fit_share', and 'gaussian_bic' and 'gaussian_bic_share', and
     `fit.kernel_judge` says 'cross-fitted'. Runs where the held-out rows judged the kernel frames (`fit.kernel_judge`
-    'held-out') and the table's pairs of columns times its rows are at most `_CROSS_WORK`; elsewhere, or where
-    `cross_fitted_rows` gives None, `fit` as it was."""
+    'held-out') and the table's pairs of columns times its rows are at most `_CROSS_WORK` (times `_fold_choice` where
+    the table has holes and the fit a rotated map, which each fold then chooses afresh; a per-column map or none is
+    reused as the fit's); elsewhere, or where `cross_fitted_rows` gives None, `fit` as it was."""
     if estimator is None or fit.kernel_judge != 'held-out': return fit
     one = fit.one
     Z = one.encode(X)
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    if Z.shape[1] * (Z.shape[1] - 1) // 2 * (w > 0).sum() > _CROSS_WORK: return fit  # pairs of columns times rows
-    holes = np.isnan(Z).any()  # holes: each fold's map chosen afresh, kept clear of them as the fit's is
+    n, pairs = (w > 0).sum(), Z.shape[1] * (Z.shape[1] - 1) // 2
+    if pairs * n > _CROSS_WORK: return fit  # pairs of columns times rows
+    holes = np.isnan(Z).any()  # a rotation where the table has holes: each fold's map chosen afresh (kept clear of them
+    fresh = lambda kind: 'auto' if holes and kind in _ROTATIONS else kind  # as the fit's is); a per-column map serves as it is
+    if holes and _frame_kind(one) in _ROTATIONS and pairs * n * _fold_choice(estimator, n) > _CROSS_WORK: return fit
     alt = fit_by_em(estimator, X, sample_weight, random_state=one.random_state)
     if alt is not None and not _same_values(alt, one): alt = None
-    crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state,
-                                shape='auto' if holes else _frame_kind(one), em=alt is not None,
-                                em_shape='auto' if holes or alt is None else _frame_kind(alt.global_))
+    crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state, shape=fresh(_frame_kind(one)),
+                                em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)))
     if crossed is None: return fit
     names = [name for name in OutOfFold._fields if getattr(crossed, name) is not None]  # RAD's own first
     v = w > 0  # rows of weight 0 count for nothing (nor in the halves of the gain)
