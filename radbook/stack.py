@@ -140,12 +140,13 @@ def _joint_gain(L, weights, floor: float = 0.0) -> np.ndarray:
     return gain
 
 # %% ../nbs/03k_stack.ipynb #44891701
-def _fold_choice(estimator, n: int, folds: int = _CROSS_FOLDS) -> int:
+def _fold_choice(estimator, n: int, weighted: bool = False, folds: int = _CROSS_FOLDS) -> int:
     """How many times over a fold's fit of `n` rows' `folds - 1` folds scores the candidate maps where it chooses its
-    own: `_CV_FOLDS` where it would hold out fewer than `_CV_HELD` rows (about `validation_fraction` of them; the shape
-    step then scores every candidate on five folds of the rows, `cv_shape_scores`), else 1."""
+    own: `_CV_FOLDS` where it would hold out fewer than `_CV_HELD` rows (about `validation_fraction` of them, each row
+    by chance) and more than none, of rows not `weighted` (the shape step then scores every candidate on five folds of
+    the rows, `cv_shape_scores`, which weighted rows skip), else 1."""
     held = float(getattr(estimator, 'validation_fraction', 0.2)) * n * (folds - 1) / folds
-    return _CV_FOLDS if held < _CV_HELD else 1
+    return _CV_FOLDS if 0 < held < _CV_HELD and not weighted else 1
 
 def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
     """`fit` (what `with_kernel` returns for the rows `X`, weighted by `sample_weight`, from the RAD `estimator`) with
@@ -168,9 +169,12 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
     if pairs * n > _CROSS_WORK: return fit  # pairs of columns times rows
     holes = np.isnan(Z).any()  # a rotation where the table has holes: each fold's map chosen afresh (kept clear of them
     fresh = lambda kind: 'auto' if holes and kind in _ROTATIONS else kind  # as the fit's is); a per-column map serves as it is
-    if holes and _frame_kind(one) in _ROTATIONS and pairs * n * _fold_choice(estimator, n) > _CROSS_WORK: return fit
+    over = lambda fitted: (holes and _frame_kind(fitted) in _ROTATIONS  # each fold would choose a map, on five folds of it
+                           and pairs * n * _fold_choice(estimator, n, bool(np.ptp(w[w > 0]) > 0)) > _CROSS_WORK)
+    if over(one): return fit
     alt = fit_by_em(estimator, X, sample_weight, random_state=one.random_state)
     if alt is not None and not _same_values(alt, one): alt = None
+    if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
     crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state, shape=fresh(_frame_kind(one)),
                                 em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)))
     if crossed is None: return fit

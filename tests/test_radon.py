@@ -78,3 +78,17 @@ def test_sharing():
     assert len(Rs) == 1 and (group == 0).all()
     Rs, group = radon_operators(fam.dictionaries, pairs, dirs, *bin_edges(X, pairs, dirs, 8), 8)
     assert len(Rs) == 28
+
+
+def test_robust_range_with_holes_is_nanquantile_per_column():
+    # the per-pair quantiles over the rows that hold both features are np.nanquantile's, to the last bit
+    from radbook.radon import _robust_range, _project
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(230, 5)) * [1.0, 10.0, 0.1, 3.0, 1.0]
+    X[rng.random(X.shape) < 0.05] = np.nan
+    pairs = np.array([(j, k) for j in range(5) for k in range(j + 1, 5)])
+    th = np.linspace(0, np.pi, 12, endpoint=False)
+    lo, hi = _robust_range(X, pairs, np.cos(th), np.sin(th), 0.01)
+    q = np.nanquantile(_project(X, pairs, np.cos(th), np.sin(th)), [0.01, 0.99], axis=0)
+    np.testing.assert_array_equal(lo, q[0] - 0.25 * (q[1] - q[0]))
+    np.testing.assert_array_equal(hi, q[1] + 0.25 * (q[1] - q[0]))
