@@ -507,7 +507,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
         rs = int(check_random_state(rs).randint(2**31 - 1))
     base = clone(estimator).set_params(local=False, random_state=rs)
-    one = clone(base)
+    one = clone(base)  # the one frame reports its progress (verbose); the twin and the parts fit quietly
+    base.set_params(verbose=0)
     one._keeps_rows = True  # its shape step's per-row scores (`_shape_rows`), which kernel frames may be judged beside
     one = one.fit(X, sample_weight=sample_weight)
     out = LocalFit(one, [], np.ones(1), None, {})

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import importlib
 import numbers
+import time
 import warnings
 from dataclasses import dataclass, fields, replace
 from functools import partial
@@ -325,6 +326,40 @@ class _EMStream:
     seed: int
     rng: object
 
+class _StepReport:
+    """With `verbose` > 0, a line per step of `RAD.fit` under `local` 'auto' or True: the step, its seconds, what it kept
+    (`describe`); called with a step's name and its `LocalFit`, it returns the fit."""
+    def __init__(self, verbose):
+        self.verbose, self.last = verbose, time.perf_counter()
+
+    def __call__(self, step: str, fit: LocalFit) -> LocalFit:
+        if self.verbose:
+            now = time.perf_counter()
+            print(f"RAD {step} ({now - self.last:.1f} s): {self.describe(step, fit)}", flush=True)
+            self.last = now
+        return fit
+
+    @staticmethod
+    def describe(step: str, fit: LocalFit) -> str:
+        "What the step `step` left in `fit`, in a few words."
+        if step == 'local frames':
+            out = f"one frame of rank {fit.one.n_components_}"
+            if fit.twin is not None: out += f", its EM twin beside it at {fit.twin_share:.2f}"
+            return out + (f"; {len(fit.parts)} local parts kept, the one frame at {fit.share:.2f}" if fit.parts else
+                          "; no local parts kept" if fit.partition is not None else "; no local parts tried")
+        if step == 'Gaussian frames':
+            if fit.gauss is None: return 'not kept' if 'gaussian' in fit.scores else 'not tried'
+            return f"{fit.gauss.n_components} kept at {fit.gauss_share:.2f}"
+        if step == 'kernel frames':
+            if fit.kernel_judge is None: return 'not tried'
+            return (f"kept at {fit.kernel_share:.2f}" if fit.kernel is not None else 'not kept') + f" (judged on {fit.kernel_judge} rows)"
+        if fit.kernel_judge != 'cross-fitted': return 'not run (the step before stands)'
+        parts = [('RAD by its EM', fit.alt, fit.alt_share), ('Gaussian frames by BIC', fit.bic, fit.bic_share),
+                 ('kernel frames', fit.kernel, fit.kernel_share)]
+        kept = [f"{name} at {share:.2f}" for name, d, share in parts if d is not None and share > 0]
+        return 'shares chosen on every row: ' + (', '.join(kept) if kept else 'RAD alone')
+
+
 class RAD(BasePairwiseDensity):
     """Joint density estimation with Radons And Dictionaries (Singhal, Mirza, Rajwade & Gurumoorthy).
 
@@ -459,7 +494,8 @@ class RAD(BasePairwiseDensity):
     random_state : int, RandomState or None, default=None
         Seeds directions, the split, the starts and sampling.
     verbose : int, default=0
-        Print progress when > 0.
+        Print progress when > 0: the one frame's starts and, with local frames, a line per step of the fit (its
+        seconds, and what it kept).
 
     Attributes
     ----------
@@ -681,9 +717,12 @@ class RAD(BasePairwiseDensity):
             super().fit(X, y, sample_weight)
             return self._take(None)
         with single_threaded():  # the partition's small products and k-means too
-            fit = fit_local(self, X, sample_weight, keep=kind)
+            say = _StepReport(self.verbose)
+            fit = say('local frames', fit_local(self, X, sample_weight, keep=kind))
             if kind == 'auto':  # then Gaussian frames, kernel frames, and the last shares out of fold where cheap
-                fit = with_stack(with_kernel(with_gaussian(fit, X, sample_weight), X, sample_weight), X, sample_weight, self)
+                fit = say('Gaussian frames', with_gaussian(fit, X, sample_weight))
+                fit = say('kernel frames', with_kernel(fit, X, sample_weight))
+                fit = say('out of fold', with_stack(fit, X, sample_weight, self))
             return self._take(fit)
 
     fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """

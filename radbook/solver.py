@@ -477,7 +477,8 @@ def select_candidate(solve, loss: RadonLoss, val: RadonLoss, ranks, gammas, scor
             sol = solve(F)
             j1 = val.value(sol.B, sol.weights) if val is not None else np.nan
             fits[F, gamma] = (j1, score(sol) if score is not None else np.nan, sol)
-            if verbose: print(f"rank {F}, smoothing {gamma}: held-out J1 {j1:.5g}, log-likelihood {fits[F, gamma][1]:.4f}")
+            if verbose: print(f"rank {F}, smoothing {gamma}: held-out J1 {j1:.5g}"  # the log-likelihood where it is scored
+                              + (f", log-likelihood {fits[F, gamma][1]:.4f}" if score is not None else ''))
         return max(fits[F, g][1] for g in gammas)
     if score is not None: climb_ranks(ranks, fit_rank)
     else: fit_rank(ranks[0])

@@ -165,3 +165,15 @@ def test_holes_under_a_rotation_on_small_folds_leave_the_judge_to_the_held_out_r
     holes = RAD(random_state=0).fit(X)
     assert _frame_kind(holes.global_) == 'whiten' and holes.kernel_judge_ == 'held-out'
     assert _fold_choice(RAD(), 90) == 5 and _fold_choice(RAD(), 300) == 1
+
+
+def test_verbose_reports_each_step_of_the_fit(capsys):
+    # one line per step, with its seconds and what it kept; the twin and the parts fit quietly
+    from sklearn.datasets import load_wine
+    RAD(random_state=0, verbose=1).fit(load_wine().data[:120])
+    out = capsys.readouterr().out.splitlines()
+    steps = [line for line in out if line.startswith('RAD ')]
+    assert [line.split(' (')[0] for line in steps] == ['RAD local frames', 'RAD Gaussian frames', 'RAD kernel frames',
+                                                       'RAD out of fold'], out
+    assert 'shares chosen on every row' in steps[-1] and 'nan' not in '\n'.join(out)
+    assert sum(line.startswith('start 0:') for line in out) == 1  # the one frame's starts, once
