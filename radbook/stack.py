@@ -11,11 +11,11 @@ from sklearn.base import clone
 from .dictionaries import is_discrete
 from .local import LocalFit, fit_local, _held_rows, _rows, _beats, _gain, _frame_kind, _em_allowed, _MIN_SHARE
 from .gaussian import with_gaussian, gaussian_by_bic
-from .kernel import kernel_frames, _kernel_columns, _KERNEL_MIN_ROWS
+from .kernel import kernel_frames, _kernel_columns, _too_few, _KERNEL_MIN_ROWS
 from .shape import _ROTATIONS, _CV_HELD, _CV_FOLDS
 
 # %% auto #0
-__all__ = ['OutOfFold', 'cross_fitted_rows', 'fit_by_em', 'stack_shares', 'with_stack']
+__all__ = ['OutOfFold', 'cross_fitted_rows', 'fit_by_em', 'stack_shares', 'shape_fold_rows', 'with_stack']
 
 # %% ../nbs/03k_stack.ipynb #a05d0f28
 _CROSS_FOLDS = 3  # the cross-fitted judge's folds
@@ -148,6 +148,30 @@ def _fold_choice(estimator, n: int, weighted: bool = False, folds: int = _CROSS_
     held = float(getattr(estimator, 'validation_fraction', 0.2)) * n * (folds - 1) / folds
     return _CV_FOLDS if 0 < held < _CV_HELD and not weighted else 1
 
+def shape_fold_rows(one, X, sample_weight=None):
+    """On a small table, where the kernel frames were judged on the folds the shape step of the fitted one frame `one`
+    scored its winner on (`with_kernel`'s 'folds'), every row those folds scored, out of fold, as an `OutOfFold` (`rad`:
+    the winner's own rows, standing in for RAD's fit; `kernel`: kernel frames; `bic`: Gaussian frames sized by BIC; no
+    `em`), each fitted to the other folds' rows of `X` (weighted by `sample_weight`), and the rows' numbers in `X`;
+    None where there are no such folds or a fold leaves too few rows to build them on (`_too_few`)."""
+    Z = one.encode(X)
+    columns = _kernel_columns(one, Z)
+    shape_rows = getattr(one, '_shape_rows', None) or {}
+    folds = shape_rows.get('folds')
+    if folds is None or columns is None: return None
+    w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    complete, index = ~np.isnan(Z[:, columns]).any(axis=1), np.asarray(shape_rows['index'], dtype=np.intp)
+    k_rows, b_rows = np.empty(len(folds)), np.empty(len(folds))
+    for f in np.unique(folds):
+        mine = index[folds == f]
+        training = w.copy()
+        training[mine] = 0.0
+        if _too_few(training, complete): return None
+        build = lambda make: make(Z, columns, one.dictionaries_, training, random_state=one.random_state)
+        k_rows[folds == f] = _held_rows(one, build(kernel_frames), X, mine)
+        b_rows[folds == f] = _held_rows(one, build(gaussian_by_bic), X, mine)  # `_too_few`: enough rows for it
+    return OutOfFold(np.asarray(shape_rows['rows'], dtype=float), k_rows, None, b_rows), index
+
 def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
     """`fit` (what `with_kernel` returns for the rows `X`, weighted by `sample_weight`, from the RAD `estimator`) with
     its last shares chosen on every row out of fold (`cross_fitted_rows`): RAD's fit, RAD fitted by its dictionary EM
@@ -160,27 +184,37 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
     `fit.kernel_judge` says 'cross-fitted'. Runs where the held-out rows judged the kernel frames (`fit.kernel_judge`
     'held-out') and the table's pairs of columns times its rows are at most `_CROSS_WORK` (times `_fold_choice` where
     the table has holes and the fit a rotated map, which each fold then chooses afresh; a per-column map or none is
-    reused as the fit's); elsewhere, or where `cross_fitted_rows` gives None, `fit` as it was."""
-    if estimator is None or fit.kernel_judge != 'held-out': return fit
+    reused as the fit's); elsewhere, or where `cross_fitted_rows` gives None, `fit` as it was. On a small table, where
+    the shape step's folds judged the kernel frames ('folds'), those folds judge the kernel frames and the Gaussian
+    frames sized by BIC together in the same way, beside the shape step's winner (`shape_fold_rows`; no EM fit), and
+    `fit.kernel_judge` stays 'folds'."""
+    if estimator is None or fit.kernel_judge not in ('held-out', 'folds'): return fit
     one = fit.one
     Z = one.encode(X)
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    n, pairs = (w > 0).sum(), Z.shape[1] * (Z.shape[1] - 1) // 2
-    if pairs * n > _CROSS_WORK: return fit  # pairs of columns times rows
-    holes = np.isnan(Z).any()  # a rotation where the table has holes: each fold's map chosen afresh (kept clear of them
-    fresh = lambda kind: 'auto' if holes and kind in _ROTATIONS else kind  # as the fit's is); a per-column map serves as it is
-    over = lambda fitted: (holes and _frame_kind(fitted) in _ROTATIONS  # each fold would choose a map, on five folds of it
-                           and pairs * n * _fold_choice(estimator, n, bool(np.ptp(w[w > 0]) > 0)) > _CROSS_WORK)
-    if over(one): return fit
-    alt = fit_by_em(estimator, X, sample_weight, random_state=one.random_state)
-    if alt is not None and not _same_values(alt, one): alt = None
-    if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
-    crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state, shape=fresh(_frame_kind(one)),
-                                em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)))
-    if crossed is None: return fit
+    alt, judge = None, fit.kernel_judge
+    if judge == 'folds':
+        found = shape_fold_rows(one, X, sample_weight)
+        if found is None: return fit
+        crossed, index = found
+    else:
+        n, pairs = (w > 0).sum(), Z.shape[1] * (Z.shape[1] - 1) // 2
+        if pairs * n > _CROSS_WORK: return fit  # pairs of columns times rows
+        holes = np.isnan(Z).any()  # a rotation where the table has holes: each fold's map chosen afresh (kept clear of
+        fresh = lambda kind: 'auto' if holes and kind in _ROTATIONS else kind  # them as the fit's is); a per-column map serves
+        over = lambda fitted: (holes and _frame_kind(fitted) in _ROTATIONS  # each fold would choose a map, on five folds of it
+                               and pairs * n * _fold_choice(estimator, n, bool(np.ptp(w[w > 0]) > 0)) > _CROSS_WORK)
+        if over(one): return fit
+        alt = fit_by_em(estimator, X, sample_weight, random_state=one.random_state)
+        if alt is not None and not _same_values(alt, one): alt = None
+        if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
+        crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state, shape=fresh(_frame_kind(one)),
+                                    em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)))
+        if crossed is None: return fit
+        index, judge = np.arange(len(Z)), 'cross-fitted'
     names = [name for name in OutOfFold._fields if getattr(crossed, name) is not None]  # RAD's own first
-    v = w > 0  # rows of weight 0 count for nothing (nor in the halves of the gain)
-    L, u = np.column_stack([getattr(crossed, name) for name in names])[v], w[v]
+    v = w[index] > 0  # rows of weight 0 count for nothing (nor in the halves of the gain)
+    L, u = np.column_stack([getattr(crossed, name) for name in names])[v], w[index][v]
     shares, gain = stack_shares(L, u, _MIN_SHARE), _joint_gain(L, u, _MIN_SHARE)  # RAD keeps a tenth at least
     if not _beats(gain, u, False): shares = np.r_[1.0, np.zeros(L.shape[1] - 1)]
     share, mean = dict(zip(names, shares)), dict(zip(names, np.average(L, axis=0, weights=u)))
@@ -188,7 +222,7 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
                       kernel_gain=float(np.average(gain, weights=u)),
                       gaussian_bic=float(mean['bic']), gaussian_bic_share=float(share['bic']))
     if 'em' in share: fit.scores.update(em_fit=float(mean['em']), em_fit_share=float(share['em']))
-    fit.kernel_judge = 'cross-fitted'
+    fit.kernel_judge = judge
     kept, fit.kernel, fit.kernel_share = fit.kernel, None, 0.0
     columns = _kernel_columns(one, Z)
     if share['kernel'] > 0:  # on every row, as `with_kernel` builds them (where it kept them, the same frames)

@@ -177,3 +177,18 @@ def test_verbose_reports_each_step_of_the_fit(capsys):
                                                        'RAD out of fold'], out
     assert 'shares chosen on every row' in steps[-1] and 'nan' not in '\n'.join(out)
     assert sum(line.startswith('start 0:') for line in out) == 1  # the one frame's starts, once
+
+
+def test_a_small_table_weighs_gaussian_frames_sized_by_bic_on_the_shape_steps_folds():
+    # 40 rows of three correlated Gaussian columns: too few held-out rows, so the shape step's five folds judge; one full
+    # Gaussian, sized by BIC, takes most of the weight there, and 2,000 fresh rows agree
+    rng = np.random.default_rng(0)
+    C = np.array([[1, .8, .6], [.8, 1, .7], [.6, .7, 1]])
+    draw = lambda n: rng.multivariate_normal([0, 0, 0], C, n) * [1, 5, 0.2] + [3, -2, 10]
+    X, fresh = draw(40), draw(2000)
+    rad = RAD(random_state=0).fit(X)
+    bic = rad.gaussian_bic_
+    assert rad.kernel_judge_ == 'folds' and bic is not None and (bic.n_components, bic.diagonal) == (1, False)
+    assert rad.gaussian_bic_weight_ > 0.5, rad.gaussian_bic_weight_
+    np.testing.assert_allclose(rad.density_.weights.sum(), 1.0)
+    assert rad.score(fresh) > rad.density_.parts[0].logpdf(fresh).mean() + 0.02
