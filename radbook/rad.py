@@ -620,8 +620,7 @@ class RAD(BasePairwiseDensity):
         dictionary EM, or RAD at rank one in a rotated map, standing in for the density above, which has no rows it
         was not fitted to); kept where their mixture beats it, each half of the rows scored with the share fitted on
         the other half; where the fit is cheap, judged again on every row out of fold beside RAD, `em_fit_` and
-        `gaussian_bic_`
-        (`kernel_judge_`, notebook `03k_stack`). Then `density_` is a `MixtureDensity` of the density above and these
+        `gaussian_bic_`, and on the shape step's folds beside `gaussian_bic_` (`kernel_judge_`, notebook `03k_stack`). Then `density_` is a `MixtureDensity` of the density above and these
         frames (their components last), exact as Gaussian frames are. None otherwise.
     kernel_weight_ : float
         The kernel frames' weight $\\kappa$ in `density_`; 0.0 without them.
@@ -636,9 +635,10 @@ class RAD(BasePairwiseDensity):
     em_fit_weight_ : float
         Its weight in `density_`; 0.0 without it.
     gaussian_bic_ : GaussianFrames or None
-        Where rows out of fold judged the kernel frames ('cross-fitted'), Gaussian frames over the same columns as the
-        kernel's sized by BIC (`gaussian_by_bic`, notebook `03i_gaussian`: full or diagonal, 1 to 32 components, then
-        EM on every row), kept beside the rest where those rows chose them (notebook `03k_stack`); None otherwise.
+        Where rows out of fold judged the kernel frames ('cross-fitted', or on a small table 'folds'), Gaussian frames
+        over the same columns as the kernel's sized by BIC (`gaussian_by_bic`, notebook `03i_gaussian`: full or
+        diagonal, 1 to 32 components, then EM on every row), kept beside the rest where those rows chose them (notebook
+        `03k_stack`); None otherwise.
     gaussian_bic_weight_ : float
         Their weight in `density_`; 0.0 without them.
     partition_ : Partition or None
