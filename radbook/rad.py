@@ -353,11 +353,12 @@ class _StepReport:
         if step == 'kernel frames':
             if fit.kernel_judge is None: return 'not tried'
             return (f"kept at {fit.kernel_share:.2f}" if fit.kernel is not None else 'not kept') + f" (judged on {fit.kernel_judge} rows)"
-        if fit.kernel_judge != 'cross-fitted': return 'not run (the step before stands)'
+        if 'gaussian_bic' not in fit.scores: return 'not run (the step before stands)'  # what `with_stack` alone sets
         parts = [('RAD by its EM', fit.alt, fit.alt_share), ('Gaussian frames by BIC', fit.bic, fit.bic_share),
                  ('kernel frames', fit.kernel, fit.kernel_share)]
         kept = [f"{name} at {share:.2f}" for name, d, share in parts if d is not None and share > 0]
-        return 'shares chosen on every row: ' + (', '.join(kept) if kept else 'RAD alone')
+        rows = 'every row' if fit.kernel_judge == 'cross-fitted' else "the shape step's folds"
+        return f'shares chosen on {rows}: ' + (', '.join(kept) if kept else 'RAD alone')
 
 
 class RAD(BasePairwiseDensity):

@@ -192,3 +192,12 @@ def test_a_small_table_weighs_gaussian_frames_sized_by_bic_on_the_shape_steps_fo
     assert rad.gaussian_bic_weight_ > 0.5, rad.gaussian_bic_weight_
     np.testing.assert_allclose(rad.density_.weights.sum(), 1.0)
     assert rad.score(fresh) > rad.density_.parts[0].logpdf(fresh).mean() + 0.02
+
+
+def test_verbose_names_the_small_tables_folds(capsys):
+    # on a small table the last step chooses its shares on the shape step's folds, and says so
+    rng = np.random.default_rng(0)
+    C = np.array([[1, .8, .6], [.8, 1, .7], [.6, .7, 1]])
+    RAD(random_state=0, verbose=1).fit(rng.multivariate_normal([0, 0, 0], C, 40))
+    last = [line for line in capsys.readouterr().out.splitlines() if line.startswith('RAD out of fold')]
+    assert len(last) == 1 and "shares chosen on the shape step's folds" in last[0] and 'Gaussian frames by BIC' in last[0], last
