@@ -247,7 +247,8 @@ class LocalFit:
     frames (`kernel`, notebook `03j_kernel`) beside all of that at weight `kernel_share` $\\kappa$ where they were kept
     (`kernel_judge`: the rows that judged them, wherever they were tried), and where rows out of fold judged them,
     `alt`, RAD fitted by its dictionary EM with these same steps (a fitted estimator), beside it all at weight
-    `alt_share`, and `bic`, Gaussian frames sized by BIC (`gaussian_by_bic`), at weight `bic_share`, where they keep them."""
+    `alt_share`, `bic`, Gaussian frames sized by BIC (`gaussian_by_bic`), at weight `bic_share`, and `independent`, RAD
+    at rank one in the per-column map (a fitted estimator), at weight `independent_share`, where they keep them."""
     one: object
     parts: list
     weights: np.ndarray
@@ -267,6 +268,8 @@ class LocalFit:
     alt_share: float = 0.0
     bic: object = None
     bic_share: float = 0.0
+    independent: object = None
+    independent_share: float = 0.0
 
     def frame(self, pick=lambda fit: fit.density_) -> tuple:
         """The one frame's densities and their weights within it: its fit alone, or with its EM `twin` (`with_values` of
@@ -282,8 +285,9 @@ class LocalFit:
         parts the one frame's alone (the fit's density, or its mixture with the EM twin); with Gaussian frames, their
         `MixtureDensity` with that, at weights $\\gamma$ and $1-\\gamma$ (the Gaussian frames last); with kernel frames,
         the `MixtureDensity` of all that and them, at weights $1-\\kappa$ and $\\kappa$ (the kernel frames last); with RAD by
-        its EM (`alt`) and Gaussian frames sized by BIC (`bic`) too, all side by side, at $1-\\epsilon-\\nu-\\kappa$,
-        $\\epsilon$ (`alt_share`), $\\nu$ (`bic_share`) and $\\kappa$ (the kernel frames still last)."""
+        its EM (`alt`), Gaussian frames sized by BIC (`bic`) and RAD at rank one (`independent`) too, all side by side,
+        at $1-\\epsilon-\\nu-\\iota-\\kappa$, $\\epsilon$ (`alt_share`), $\\nu$ (`bic_share`), $\\iota$ (`independent_share`)
+        and $\\kappa$ (the kernel frames still last)."""
         return self.mixture()
 
     def mixture(self, pick=lambda fit: fit.density_, refitted: bool = True):
@@ -293,10 +297,12 @@ class LocalFit:
         gauss = self.gauss if refitted else self.gauss_before
         if gauss is not None:
             with np.errstate(divide='ignore'): out = MixtureDensity([out, gauss], np.log([1 - self.gauss_share, self.gauss_share]))
-        last = [(extra, share) for extra, share in ((None if self.alt is None else self.alt.density_, self.alt_share),
-                                                    (self.bic, self.bic_share), (self.kernel, self.kernel_share))
+        fitted = lambda est: None if est is None else est.density_
+        last = [(extra, share) for extra, share in ((fitted(self.alt), self.alt_share), (self.bic, self.bic_share),
+                                                    (fitted(self.independent), self.independent_share),
+                                                    (self.kernel, self.kernel_share))
                 if extra is not None]
-        if last:  # side by side: the kernel frames, and RAD by its EM and BIC's Gaussians where kept, at their shares
+        if last:  # side by side: the kernel frames, and RAD by its EM, BIC's Gaussians and rank one where kept, at their shares
             with np.errstate(divide='ignore'):
                 out = MixtureDensity([out] + [d for d, _ in last], np.log([1 - sum(s for _, s in last)] + [s for _, s in last]))
         return out

@@ -159,8 +159,10 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                                  "dictionaries ('auto' or 'marginal'); given atoms are in the table's units: use shape=None.")
 
     def _shape_kind(self):
-        "The `shape` setting the fit uses: 'auto' with given dictionaries (atoms in the table's units) is the identity, None."
-        kind = getattr(self, 'shape', None)
+        """The `shape` setting the fit uses: 'auto' with given dictionaries (atoms in the table's units) is the identity, None;
+        a fit made as the out-of-fold judge's independent member (`fit_independent`, notebook `03k_stack`) uses the kind
+        it was given (`_shape_as`: a map at rank one)."""
+        kind = getattr(self, '_shape_as', None) or getattr(self, 'shape', None)
         return None if kind == 'auto' and not TableSettings.of(self).automatic else kind
 
     def _input(self, X):
@@ -355,7 +357,7 @@ class _StepReport:
             return (f"kept at {fit.kernel_share:.2f}" if fit.kernel is not None else 'not kept') + f" (judged on {fit.kernel_judge} rows)"
         if 'gaussian_bic' not in fit.scores: return 'not run (the step before stands)'  # what `with_stack` alone sets
         parts = [('RAD by its EM', fit.alt, fit.alt_share), ('Gaussian frames by BIC', fit.bic, fit.bic_share),
-                 ('kernel frames', fit.kernel, fit.kernel_share)]
+                 ('RAD at rank one', fit.independent, fit.independent_share), ('kernel frames', fit.kernel, fit.kernel_share)]
         kept = [f"{name} at {share:.2f}" for name, d, share in parts if d is not None and share > 0]
         rows = 'every row' if fit.kernel_judge == 'cross-fitted' else "the shape step's folds"
         return f'shares chosen on {rows}: ' + (', '.join(kept) if kept else 'RAD alone')
@@ -516,7 +518,7 @@ class RAD(BasePairwiseDensity):
         an EM twin (`em_frame_`), Gaussian frames (`gaussian_`), kernel frames (`kernel_`) or RAD fitted by its EM
         (`em_fit_`), whose `n_components` (not `n_components_`) numbers the components of `predict_proba` and `sample`:
         RAD's own first (the one frame, its twin, the parts, the Gaussian frames), then `em_fit_`'s, then
-        `gaussian_bic_`'s, then the kernel's.
+        `gaussian_bic_`'s, then `independent_`'s, then the kernel's.
     center_, scale_ : ndarray of shape (n_features,)
         The center and scale that standardised each column for the projections (0 and 1 with standardize=False).
     pairs_ : ndarray of shape (n_pairs, 2)
@@ -528,7 +530,7 @@ class RAD(BasePairwiseDensity):
     shape_ : Shape or None
         The fitted map of the rows (shape='columns', 'whiten' or 'ica'); `dictionaries_`, `center_` and `scale_` of the mapped
         columns are then in its space, and `density_` is a `ShapedDensity`. None where `density_` mixes several fits
-        (`local_`, an `em_frame_`, `gaussian_`, `kernel_`, `em_fit_` or `gaussian_bic_`): `global_.shape_` is then the
+        (`local_`, an `em_frame_`, `gaussian_`, `kernel_`, `em_fit_`, `gaussian_bic_` or `independent_`): `global_.shape_` is then the
         one frame's map.
     combine_ : str
         The combination of the runs kept, 'average' or 'best' (the `combine` setting, or its choice with 'auto').
@@ -569,7 +571,8 @@ class RAD(BasePairwiseDensity):
         Whether the density is the mixture of the parts (`local`). Then `density_` is that `MixtureDensity`, the one
         frame's density first where `global_weight_` > 0, whose components (the one frame's, its EM twin's where
         `em_frame_` is kept, then part after part, then the Gaussian frames' where `gaussian_` is kept, then `em_fit_`'s where it is
-        kept, then `gaussian_bic_`'s where it is kept, then the kernel frames' where `kernel_` is kept,
+        kept, then `gaussian_bic_`'s where it is kept, then `independent_`'s where it is kept, then the kernel frames'
+        where `kernel_` is kept,
         `density_.n_components` of them) are what `predict_proba` and
         `sample` number;
         `shape_` is None; and the other attributes above (`weights_`, `coefs_`, `n_components_`, `dictionaries_`, ...)
@@ -642,6 +645,12 @@ class RAD(BasePairwiseDensity):
         `03k_stack`); None otherwise.
     gaussian_bic_weight_ : float
         Their weight in `density_`; 0.0 without them.
+    independent_ : RAD or None
+        On a small table, where the shape step's folds judged the kernel frames ('folds'), this estimator at rank one in
+        the per-column map (every mapped column its own BIC-sized 1-D mixture: the independent model; `fit_independent`,
+        notebook `03k_stack`), fitted to every row and kept beside the rest where those folds chose it; None otherwise.
+    independent_weight_ : float
+        Its weight in `density_`; 0.0 without it.
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
@@ -656,7 +665,7 @@ class RAD(BasePairwiseDensity):
         of their mixture with RAD's fit over that fit, which decides); with kernel frames tried, 'kernel', 'kernel_share'
         ($\\kappa$) and 'kernel_gain' likewise (on the rows `kernel_judge_` names; cross-fitted, 'kernel_gain' is the
         whole mixture's, 'em_fit' and 'em_fit_share' are `em_fit_`'s mean and share, 'gaussian_bic' and
-        'gaussian_bic_share' `gaussian_bic_`'s);
+        'gaussian_bic_share' `gaussian_bic_`'s, 'independent' and 'independent_share' `independent_`'s);
         where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
         'local': the bound on the parts' held-out rows minus the one frame's there, per row.
     """
@@ -864,7 +873,7 @@ class RAD(BasePairwiseDensity):
             self.local_, self.global_weight_, self.em_frame_, self.em_weight_ = False, 1.0, None, 0.0
             self.gaussian_, self.gaussian_weight_, self.kernel_, self.kernel_weight_ = None, 0.0, None, 0.0
             self.kernel_judge_, self.em_fit_, self.em_fit_weight_ = None, None, 0.0
-            self.gaussian_bic_, self.gaussian_bic_weight_ = None, 0.0
+            self.gaussian_bic_, self.gaussian_bic_weight_, self.independent_, self.independent_weight_ = None, 0.0, None, 0.0
             return self
         for k, v in vars(fit.one).items():  # the one frame's fitted attributes, bit for bit
             if k.endswith('_') or k == '_columns': setattr(self, k, v)
@@ -881,11 +890,13 @@ class RAD(BasePairwiseDensity):
         self.kernel_judge_ = fit.kernel_judge
         self.em_fit_, self.em_fit_weight_ = fit.alt, fit.alt_share if fit.alt is not None else 0.0
         self.gaussian_bic_, self.gaussian_bic_weight_ = fit.bic, fit.bic_share if fit.bic is not None else 0.0
+        self.independent_ = fit.independent
+        self.independent_weight_ = fit.independent_share if fit.independent is not None else 0.0
         for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
             if f is None: continue
             for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner', '_shape_rows', '_keeps_rows'): f.__dict__.pop(name, None)
         self.__dict__.pop('_held_density', None)  # a previous fit's
-        if self.local_ or any(f is not None for f in (fit.twin, fit.gauss, fit.kernel, fit.alt, fit.bic)): self.density_, self.shape_ = fit.density, None
+        if self.local_ or any(f is not None for f in (fit.twin, fit.gauss, fit.kernel, fit.alt, fit.bic, fit.independent)): self.density_, self.shape_ = fit.density, None
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):

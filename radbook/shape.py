@@ -17,6 +17,7 @@ from .datapass import Summary, _BASE_ROWS
 from .steps import discrete_columns, rad_dictionaries
 from .learn import GRID_STARTS
 from .independent import independent_fit
+from .solver import _COEF_FLOOR
 
 # %% auto #0
 __all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'ica_rotation',
@@ -304,6 +305,8 @@ _SHAPE_RACE = tuple(GRID_STARTS)  # the other candidates race the grids alone th
 _ROTATIONS = ('whiten', 'ica')  # the shapes that turn columns together
 _INDEPENDENT = ', independent'  # a candidate's name ends so where it is RAD at rank one in its map (`independent_fit`)
 _SOLO = tuple(kind + _INDEPENDENT for kind in _ROTATIONS)  # the rotations at rank one: independent components
+_STACKED = 'columns' + _INDEPENDENT  # scored beside them on a small table's folds but never chosen: the independent
+# member of the out-of-fold judge (notebook `03k_stack`), with its coefficients floored as its fit's are (`em_result`)
 
 def _independent(kind) -> bool: return isinstance(kind, str) and kind.endswith(_INDEPENDENT)
 def _map_of(kind): return kind[:-len(_INDEPENDENT)] if _independent(kind) else kind
@@ -316,8 +319,9 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     the mixture that RAD's learned dictionaries fit by tied-atom EM (`rad_dictionaries`, rank `rank`) on the summary's
     sample without its held-out rows (at most `max_rows` of them: `Summary.without_held`), scored on the held-out rows
     (a rotation's EM from its `_ROTATION_START` alone, where the starts would race);
-    for a rotation named with ', independent' ('whiten, independent', 'ica, independent'), RAD at rank one in that map
-    instead (`independent_fit`, notebook `03e1_independent`).
+    for a map named with ', independent' ('whiten, independent', 'ica, independent', `_STACKED`), RAD at rank one in that
+    map instead (`independent_fit`, notebook `03e1_independent`; `_STACKED`'s coefficients floored by `_COEF_FLOOR`, as
+    the fit it stands for floors them, so that a value a fold never saw scores as it will).
     NaN when there is nothing to compare (no held-out rows, or fewer than `min_rows` fitting ones). With `per_row`, each
     held-out row's log-likelihood instead of the mean. A dict `starts` receives, per EM candidate, the start its dictionary
     EM was fitted from where the starts would race (`fit['start']`: the race's winner, or a rotation's
@@ -337,6 +341,7 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
         mapped = shape.map_summary(fitting)
         if _independent(kind):  # rank one: each mapped column its own 1-D mixture, in closed form (frequencies unfloored,
             std, _, center, scale, fit = independent_fit(mapped, max_discrete, discrete)  # as the EM's coefficients here)
+            if kind == _STACKED: fit['coefs'] = [(1 - _COEF_FLOOR) * c + _COEF_FLOOR / len(c) for c in fit['coefs']]
         else:
             std, _, center, scale, fit = rad_dictionaries(mapped, 'auto', max_discrete=max_discrete, discrete=discrete,
                                                           n_components=rank, random_state=random_state, return_fit=True,
@@ -406,11 +411,14 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
     dictionary EM was fitted from where the starts would race (its race's winner, or `_ROTATION_START` for a rotation;
     None on fewer than 5,000 rows, or for a winner at rank one). A dict `per_row` receives the winner's log-likelihood of
     each row it was scored on (`'rows'`), those rows' numbers in the table (`'index'`), and, where every row was scored
-    on folds, each row's fold (`'folds'`, `_cv_folds`; else None); it stays empty where the winner has no per-row scores."""
+    on folds, each row's fold (`'folds'`, `_cv_folds`; else None) and their log-likelihood under the independent model
+    in the per-column map (`'independent'`: `_STACKED`, scored on the folds beside the rank-one rotations but never
+    chosen; NaN where it could not score every row, or where the held-out rows judge); it stays empty where the winner
+    has no per-row scores."""
     kinds, starts = (None, 'columns') + _ROTATIONS, {}
     rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
     if 0 < len(summary.held_out) < _CV_HELD:
-        rows = cv_shape_scores(summary, columns, kinds + (_SOLO if solo else ()), discrete, max_discrete, rank,
+        rows = cv_shape_scores(summary, columns, kinds + (_SOLO + (_STACKED,) if solo else ()), discrete, max_discrete, rank,
                                random_state)
         index, keys = _pooled(summary)[:2]
         w, folds = None, _cv_folds(keys) if rows is not None else None
@@ -428,7 +436,8 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
             m = np.average(gain, weights=w)
             se = np.sqrt(np.average((gain - m) ** 2, weights=w) * (w ** 2).sum()) / w.sum()
         if m > se: best = turn
-    if per_row is not None and np.ndim(rows[best]): per_row.update(rows=rows[best], index=index, folds=folds)
+    if per_row is not None and np.ndim(rows[best]):
+        per_row.update(rows=rows[best], index=index, folds=folds, independent=rows.get(_STACKED, np.nan))
     shape = Shape(summary.n_features) if best is None else shape_step(summary, _map_of(best), columns)
     return shape, scores, _independent(best), starts.get(best)
 
@@ -438,9 +447,12 @@ def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=No
     identity; 'columns', 'whiten', 'ica'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back, whether
     it chose a rotation at rank one (never with `solo=False`), and the start of its winner's dictionary EM, for the fit's
     own EM to fit alone), over the columns its dictionaries treat as continuous (`discrete_columns`); under 'auto' a dict
-    `per_row` receives the winner's per-row scores (`choose_shape`)."""
+    `per_row` receives the winner's per-row scores (`choose_shape`). A map named with ', independent' (`_STACKED`, the
+    out-of-fold judge's independent member) is that map at rank one."""
     if kind is None: return Shape(summary.n_features), {}, False, None
     continuous = np.flatnonzero(~discrete_columns(summary, max_discrete, discrete))
+    if _independent(kind): return shape_step(summary, _map_of(kind), continuous), {}, True, None
     if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank, solo=solo, per_row=per_row)
     return shape_step(summary, kind, continuous), {}, False, None
+
 

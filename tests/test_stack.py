@@ -201,3 +201,41 @@ def test_verbose_names_the_small_tables_folds(capsys):
     RAD(random_state=0, verbose=1).fit(rng.multivariate_normal([0, 0, 0], C, 40))
     last = [line for line in capsys.readouterr().out.splitlines() if line.startswith('RAD out of fold')]
     assert len(last) == 1 and "shares chosen on the shape step's folds" in last[0] and 'Gaussian frames by BIC' in last[0], last
+
+
+def _independent_table(n, rng):
+    "Four independent columns: two skewed, one of four values, one Gaussian."
+    return np.column_stack([rng.exponential(size=n), rng.gamma(2, size=n), rng.integers(0, 4, n), rng.normal(size=n)])
+
+
+def test_a_small_table_weighs_rad_at_rank_one_on_the_shape_steps_folds():
+    # 40 rows of independent columns: the folds give the independent model (RAD at rank one in the per-column map) most
+    # of the weight, the fresh rows agree, and the whole is one density: shares summing to one, samples in the table's
+    # form, the same scores after pickling, the independent member's own rows those of a rank-one fit
+    from radbook.stack import fit_independent
+    rng = np.random.default_rng(5)
+    X, fresh = _independent_table(40, rng), _independent_table(4000, rng)
+    rad = RAD(random_state=0).fit(X)
+    solo = rad.independent_
+    assert rad.kernel_judge_ == 'folds' and solo is not None and solo.n_components_ == 1 and not solo.local_
+    assert rad.independent_weight_ > 0.5 and rad.local_scores_['independent_share'] == rad.independent_weight_
+    assert rad.score(fresh) > rad.density_.parts[0].logpdf(fresh).mean() + 0.3
+    np.testing.assert_allclose(np.exp(rad.density_.log_weights).sum(), 1.0)
+    again = fit_independent(RAD(random_state=0), X, random_state=rad.global_.random_state)
+    np.testing.assert_array_equal(again.score_samples(fresh), solo.score_samples(fresh))  # fitted to every row, as refitted
+    S, labels = rad.sample(50, random_state=1)
+    assert S.shape == (50, 4) and set(np.unique(S[:, 2])) <= {0.0, 1.0, 2.0, 3.0}
+    own = rad.density_.n_components - (rad.kernel_.n_components if rad.kernel_ is not None else 0) - 1  # its one component
+    assert (labels == own).mean() > 0.3  # drawn at its share, more than half
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(rad)).score_samples(fresh), rad.score_samples(fresh))
+
+
+def test_rad_at_rank_one_is_not_weighed_where_the_settings_forbid_it():
+    # with a smoothing prior (the Radon solver's alone) the shape step has no rank-one candidates, so the folds do not
+    # score the independent model and the last step never keeps it
+    from radbook.stack import fit_independent
+    X = _independent_table(40, np.random.default_rng(5))
+    rad = RAD(random_state=0, smoothing=1e-3).fit(X)
+    assert rad.independent_ is None and rad.independent_weight_ == 0.0 and 'independent' not in rad.local_scores_
+    assert 'columns, independent' not in rad.global_.shape_scores_
+    assert fit_independent(RAD(smoothing=1e-3), X) is None
