@@ -239,8 +239,8 @@ class TableDensityMixin:
     def _whole_group(self, features, what: str):
         """Refuse `features` that hold some but not all of the columns a fitted shape whitens together (`shape_.group`,
         or in local frames a part's, `parts_`, or the one frame's kept beside them, `global_`, its EM twin,
-        `em_frame_`, or Gaussian frames, `gaussian_` or `gaussian_bic_`, or kernel frames, `kernel_`; or RAD fitted by its EM beside them,
-        `em_fit_`), naming them: their density has no exact form."""
+        `em_frame_`, or Gaussian frames, `gaussian_` or `gaussian_bic_`, or kernel frames, `kernel_`, or RAD at rank one,
+        `independent_`; or RAD fitted by its EM beside them, `em_fit_`), naming them: their density has no exact form."""
         fits = [(self, f"the fit with shape={getattr(self, 'shape', None)!r} whitened them, shape_ holds the map")]
         fits += [(p, f"part {c} of the fit with local={getattr(self, 'local', None)!r} whitened them in its own frame")
                  for c, p in enumerate(getattr(self, 'parts_', None) or [])]
@@ -252,8 +252,9 @@ class TableDensityMixin:
             fits.append((self.global_, "the fit in one frame, kept beside its EM twin (em_frame_), whitened them"))
         elif frame and getattr(self, 'gaussian_', None) is not None:
             fits.append((self.global_, "the fit in one frame, kept beside Gaussian frames (gaussian_), whitened them"))
-        elif frame and any(getattr(self, name, None) is not None for name in ('kernel_', 'em_fit_', 'gaussian_bic_')):
-            fits.append((self.global_, "the fit in one frame, kept beside kernel frames, its EM fit or Gaussian frames, whitened them"))
+        elif frame and any(getattr(self, name, None) is not None for name in ('kernel_', 'em_fit_', 'gaussian_bic_', 'independent_')):
+            fits.append((self.global_, "the fit in one frame, kept beside kernel frames, its EM fit, Gaussian frames or RAD at "
+                                       "rank one, whitened them"))
         em = getattr(self, 'em_fit_', None)
         if em is not None:  # RAD fitted by its EM, beside the rest: its one frame and its parts
             fits += [(f, "RAD fitted by its EM (em_fit_, kept beside the fit) whitened them in its own frame")

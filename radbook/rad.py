@@ -226,7 +226,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         shape, self.shape_scores_, independent, start = table_shape(summary, self._shape_kind(), self.max_discrete,
                                                                     discrete, rank=rank,
                                                                     solo=not stream and self._rank_one_allowed(),
-                                                                    per_row=rows)
+                                                                    per_row=rows, coef_floor=getattr(self, 'coef_floor', _COEF_FLOOR))
         if rows is not None: self._shape_rows = rows  # per row it scored: what kernel frames may be judged beside (03j)
         if independent: return _Stream(None, summary, None, None, None, options, shape)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
@@ -786,7 +786,8 @@ class RAD(BasePairwiseDensity):
             discrete = [c.discrete for c in self._columns] if self._columns is not None else None
             ranks = self._ranks()
             shape, scores, independent, won = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete,
-                                                          discrete, rank=ranks[len(ranks) // 2], solo=not stream)
+                                                          discrete, rank=ranks[len(ranks) // 2], solo=not stream,
+                                                          coef_floor=self.coef_floor)
             if independent: return self._independent_solve(summary, shape, scores)
             self.shape_scores_ = scores
             start = _em_start(em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,

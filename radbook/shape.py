@@ -313,15 +313,15 @@ def _map_of(kind): return kind[:-len(_INDEPENDENT)] if _independent(kind) else k
 
 def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=None, max_discrete: int = 16,
                  rank: int = 8, random_state=0, max_rows: int = _SHAPE_ROWS, per_row: bool = False,
-                 min_rows: int = 20, starts: dict = None) -> dict:
+                 min_rows: int = 20, starts: dict = None, coef_floor: float = _COEF_FLOOR) -> dict:
     """How well RAD's own first stage fits each candidate shape of the continuous `columns`: the held-out mean
     log-likelihood, in the table's units (the map's and the units' Jacobians added over the continuous columns), of
     the mixture that RAD's learned dictionaries fit by tied-atom EM (`rad_dictionaries`, rank `rank`) on the summary's
     sample without its held-out rows (at most `max_rows` of them: `Summary.without_held`), scored on the held-out rows
     (a rotation's EM from its `_ROTATION_START` alone, where the starts would race);
     for a map named with ', independent' ('whiten, independent', 'ica, independent', `_STACKED`), RAD at rank one in that
-    map instead (`independent_fit`, notebook `03e1_independent`; `_STACKED`'s coefficients floored by `_COEF_FLOOR`, as
-    the fit it stands for floors them, so that a value a fold never saw scores as it will).
+    map instead (`independent_fit`, notebook `03e1_independent`; `_STACKED`'s coefficients floored by `coef_floor`, as
+    the fit it stands for floors them, RAD's `coef_floor`, so that a value a fold never saw scores as it will).
     NaN when there is nothing to compare (no held-out rows, or fewer than `min_rows` fitting ones). With `per_row`, each
     held-out row's log-likelihood instead of the mean. A dict `starts` receives, per EM candidate, the start its dictionary
     EM was fitted from where the starts would race (`fit['start']`: the race's winner, or a rotation's
@@ -341,7 +341,7 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
         mapped = shape.map_summary(fitting)
         if _independent(kind):  # rank one: each mapped column its own 1-D mixture, in closed form (frequencies unfloored,
             std, _, center, scale, fit = independent_fit(mapped, max_discrete, discrete)  # as the EM's coefficients here)
-            if kind == _STACKED: fit['coefs'] = [(1 - _COEF_FLOOR) * c + _COEF_FLOOR / len(c) for c in fit['coefs']]
+            if kind == _STACKED: fit['coefs'] = [(1 - coef_floor) * c + coef_floor / len(c) for c in fit['coefs']]
         else:
             std, _, center, scale, fit = rad_dictionaries(mapped, 'auto', max_discrete=max_discrete, discrete=discrete,
                                                           n_components=rank, random_state=random_state, return_fit=True,
@@ -379,7 +379,7 @@ def _cv_folds(keys, folds: int = _CV_FOLDS) -> np.ndarray:
     return fold
 
 def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discrete: int = 16, rank: int = 8,
-                    random_state=0, folds: int = _CV_FOLDS, min_rows: int = _CV_ROWS) -> dict:
+                    random_state=0, folds: int = _CV_FOLDS, min_rows: int = _CV_ROWS, coef_floor: float = _COEF_FLOOR) -> dict:
     """`shape_scores` per row on every row of a small unweighted table whose summary holds them all (its sample and its
     held-out rows): each of `folds` folds (by stream-0 number, a uniform split) scored by the candidates fitted to the
     rest (at least `min_rows` of them), so that every row scores once. None where the summary does not hold every row
@@ -394,13 +394,15 @@ def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discret
     for f in range(folds):
         mine = fold == f
         scores = shape_scores(_with_held(pool, rows[mine], index[mine], keys[mine], weights[mine]), columns, kinds,
-                              discrete, max_discrete, rank, random_state, per_row=True, min_rows=min_rows)
+                              discrete, max_discrete, rank, random_state, per_row=True, min_rows=min_rows,
+                              coef_floor=coef_floor)
         for kind in kinds:
             if np.ndim(scores[kind]): out[kind][mine] = scores[kind]
     return {kind: v if not np.isnan(v).any() else np.nan for kind, v in out.items()}
 
 def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0,
-                 max_rows: int = _SHAPE_ROWS, solo: bool = True, per_row: dict = None) -> tuple:
+                 max_rows: int = _SHAPE_ROWS, solo: bool = True, per_row: dict = None,
+                 coef_floor: float = _COEF_FLOOR) -> tuple:
     """`(shape, scores, independent, start)`: the candidate with the best mean `shape_scores` among None and 'columns' (both
     keep every marginal exact), and the best rotation ('whiten' or 'ica') only where it beats that one by more than the
     standard error of their per-row difference (a rotation makes marginals over part of its columns unavailable: it
@@ -413,13 +415,13 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
     each row it was scored on (`'rows'`), those rows' numbers in the table (`'index'`), and, where every row was scored
     on folds, each row's fold (`'folds'`, `_cv_folds`; else None) and their log-likelihood under the independent model
     in the per-column map (`'independent'`: `_STACKED`, scored on the folds beside the rank-one rotations but never
-    chosen; NaN where it could not score every row, or where the held-out rows judge); it stays empty where the winner
-    has no per-row scores."""
+    chosen, its coefficients floored by `coef_floor`; NaN where it could not score every row, or where the held-out rows
+    judge); it stays empty where the winner has no per-row scores."""
     kinds, starts = (None, 'columns') + _ROTATIONS, {}
     rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
     if 0 < len(summary.held_out) < _CV_HELD:
         rows = cv_shape_scores(summary, columns, kinds + (_SOLO + (_STACKED,) if solo else ()), discrete, max_discrete, rank,
-                               random_state)
+                               random_state, coef_floor=coef_floor)
         index, keys = _pooled(summary)[:2]
         w, folds = None, _cv_folds(keys) if rows is not None else None
     if rows is None:
@@ -442,17 +444,18 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
     return shape, scores, _independent(best), starts.get(best)
 
 def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None, rank: int = 8,
-                solo: bool = True, per_row: dict = None) -> tuple:
+                solo: bool = True, per_row: dict = None, coef_floor: float = _COEF_FLOOR) -> tuple:
     """The estimator's shape step: `(shape, scores, independent, start)` for RAD's `shape` setting `kind` (None: the
     identity; 'columns', 'whiten', 'ica'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back, whether
     it chose a rotation at rank one (never with `solo=False`), and the start of its winner's dictionary EM, for the fit's
     own EM to fit alone), over the columns its dictionaries treat as continuous (`discrete_columns`); under 'auto' a dict
-    `per_row` receives the winner's per-row scores (`choose_shape`). A map named with ', independent' (`_STACKED`, the
-    out-of-fold judge's independent member) is that map at rank one."""
+    `per_row` receives the winner's per-row scores (`choose_shape`, with RAD's `coef_floor`). A map named with
+    ', independent' (`_STACKED`, the out-of-fold judge's independent member) is that map at rank one."""
     if kind is None: return Shape(summary.n_features), {}, False, None
     continuous = np.flatnonzero(~discrete_columns(summary, max_discrete, discrete))
     if _independent(kind): return shape_step(summary, _map_of(kind), continuous), {}, True, None
-    if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank, solo=solo, per_row=per_row)
+    if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank, solo=solo, per_row=per_row,
+                                           coef_floor=coef_floor)
     return shape_step(summary, kind, continuous), {}, False, None
 
 

@@ -180,12 +180,15 @@ def fit_independent(estimator, X, sample_weight=None, random_state=None):
     """RAD at rank one in the per-column map (`_STACKED`: every mapped column its own BIC-sized 1-D mixture,
     `independent_fit`, notebook `03e1_independent`) fitted to the rows `X` (weighted by `sample_weight`) from a clone
     of the RAD `estimator`: a fitted estimator, or None where its settings do not allow rank one
-    (`RAD._rank_one_allowed`) or it cannot fit the rows (a `ValueError`)."""
-    est = clone(estimator).set_params(local=False, verbose=0, random_state=random_state)
+    (`RAD._rank_one_allowed`) or it cannot fit the rows (a `ValueError`). Its parameters name the model (shape='columns',
+    n_components=1, local=False); this fit makes it in closed form, as the shape step scored it, where a refit (`clone`,
+    `partial_fit`) makes it by the estimator's solver."""
+    est = clone(estimator).set_params(shape='columns', n_components=1, local=False, verbose=0, random_state=random_state)
     if not est._rank_one_allowed(): return None
-    est._shape_as = _STACKED  # the kind of map `RAD._shape_kind` gives the shape step: that map at rank one
+    est._shape_as = _STACKED  # the kind of map `RAD._shape_kind` gives the shape step, for this fit alone: that map at rank one
     try: return est.fit(X, sample_weight=sample_weight)
     except ValueError: return None
+    finally: est.__dict__.pop('_shape_as', None)
 
 def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
     """`fit` (what `with_kernel` returns for the rows `X`, weighted by `sample_weight`, from the RAD `estimator`) with

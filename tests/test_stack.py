@@ -228,6 +228,28 @@ def test_a_small_table_weighs_rad_at_rank_one_on_the_shape_steps_folds():
     own = rad.density_.n_components - (rad.kernel_.n_components if rad.kernel_ is not None else 0) - 1  # its one component
     assert (labels == own).mean() > 0.3  # drawn at its share, more than half
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(rad)).score_samples(fresh), rad.score_samples(fresh))
+    params = solo.get_params()  # its parameters name the model; refitting it, or streaming it, fits that model
+    assert (params['shape'], params['n_components'], params['local']) == ('columns', 1, False)
+    assert not hasattr(solo, '_shape_as')
+    again.partial_fit(fresh[:1500]); again.partial_fit(fresh[1500:])
+    assert again.n_components_ == 1 and np.isfinite(again.score_samples(fresh)).all()
+
+
+def test_the_folds_floor_rank_ones_coefficients_as_its_fit_does():
+    # a discrete column whose values a fold may never see: the independent model's out-of-fold rows floor its
+    # coefficients by RAD's coef_floor, as its fit will; the candidates' rows do not depend on it
+    from radbook.datapass import summarize
+    from radbook.shape import choose_shape, _STACKED
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.exponential(size=40), rng.normal(size=40), rng.choice(8, 40, p=[.4, .3, .1, .1, .04, .03, .02, .01])])
+    summary = summarize(X, 0, seed=3, validation_fraction=0.2)
+    a = ({}, {})
+    low = choose_shape(summary, [0, 1], per_row=a[0])[1]
+    high = choose_shape(summary, [0, 1], per_row=a[1], coef_floor=0.5)[1]
+    assert {k: v for k, v in low.items() if k != _STACKED} == {k: v for k, v in high.items() if k != _STACKED}
+    assert low[_STACKED] != high[_STACKED] and np.isfinite(a[0]['independent']).all()
+    rad = RAD(random_state=0, coef_floor=0.5).fit(X)
+    assert rad.global_.shape_scores_[_STACKED] != RAD(random_state=0).fit(X).global_.shape_scores_[_STACKED]
 
 
 def test_rad_at_rank_one_is_not_weighed_where_the_settings_forbid_it():
