@@ -37,11 +37,11 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     frames (`rad`: `fit_local` with keep='auto', then `with_gaussian`, of a clone of the RAD `estimator`), by kernel
     frames (`kernel`), by Gaussian frames sized by BIC (`bic`, `gaussian_by_bic` over the same columns as the kernel's)
     and with `em` by RAD fitted the same way by its dictionary EM (`em`, solver='em'; else None), each fitted to the
-    other `folds` (rows cut at random by `random_state`, an int), each RAD with
-    the `shape` setting given (`em_shape` for the EM's; `_frame_kind` of a fit: its map made again without choosing
-    it) and its Radon solves' `patience` over `_FOLD_PATIENCE`; None where some fold's fit leaves nothing to build kernel frames or Gaussian frames on (a column neither smooth
-    nor discrete, or fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be fitted (a `ValueError`) or cannot score
-    some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
+    other `folds` (rows cut at random by `random_state`, an int), each RAD with the `shape` setting given (`em_shape`
+    for the EM's; `_frame_kind` of a fit: its map made again without choosing it) and its Radon solves' `patience`
+    over `_FOLD_PATIENCE`; None where some fold's fit leaves nothing to build kernel frames or Gaussian frames on (a
+    column neither smooth nor discrete, or fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be
+    fitted (a `ValueError`) or cannot score some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
     entries stay 0)."""
     n = len(X)
