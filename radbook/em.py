@@ -11,7 +11,7 @@ from .dictionaries import PointMass
 from .learn import learn_dictionaries
 from .tables import standardize, table_dictionaries
 from .steps import TableSettings, feature_label, rad_dictionaries, em_rows
-from .solver import _COEF_FLOOR
+from .solver import _COEF_FLOOR, floor_factors
 
 # %% auto #0
 __all__ = ['EMFit', 'em_fit', 'em_result', 'em_grow']
@@ -58,7 +58,7 @@ def em_fit(summary: Summary, ranks, settings: TableSettings = TableSettings(), d
 
 def em_result(dictionaries, table, center, scale, fit: dict, coef_floor: float = _COEF_FLOOR) -> EMFit:
     "The `EMFit` of a dictionary EM's `fit` as `rad_dictionaries` returns it, with its dictionaries and units."
-    coefs = [(1 - coef_floor) * np.asarray(c) + coef_floor / len(c) for c in fit['coefs']]
+    coefs = floor_factors(fit['coefs'], coef_floor)
     return EMFit(np.asarray(fit['weights'], dtype=float), coefs, dictionaries, table, center, scale, len(fit['weights']),
                  fit.get('rank_scores', {}), int(fit['n_iter']), [float(s) for s in fit['scores']],
                  bool(fit['converged']), fit.get('n_rows'))

@@ -14,7 +14,7 @@ from .dictionaries import DictionaryCPD, PointMass, is_discrete, atom_logpdfs, _
 from .local import (LocalFit, smooth_columns, before_refit, stack_weight, _held_rows, _stacked_gain, _beats,
                            _MIN_SHARE, _MIN_TOTAL_CORRELATION)
 from .shape import _CV_HELD
-from .solver import _COEF_FLOOR
+from .solver import _COEF_FLOOR, floor_factors
 
 # %% auto #0
 __all__ = ['gaussian_logpdfs', 'GaussianFrames', 'fit_gaussian_frames', 'gaussian_search', 'with_gaussian', 'gaussian_by_bic']
@@ -272,7 +272,7 @@ def fit_gaussian_frames(Z, columns, dictionaries, weights, means, covariances, c
         means, covariances = means.copy(), covariances.copy()
         means[ok], covariances[ok] = mu, cov
         weights = np.maximum(weights, 1e-12); weights /= weights.sum()
-    coefs = [(1 - coef_floor) * B + coef_floor / len(B) for B in coefs]
+    coefs = floor_factors(coefs, coef_floor)
     out = GaussianFrames(weights, means, covariances, columns, Z.shape[1], center, scale, rest())
     out.diagonal, out.n_iter = bool(diagonal), it
     return out

@@ -17,7 +17,7 @@ from .datapass import Summary, _BASE_ROWS
 from .steps import discrete_columns, rad_dictionaries
 from .learn import GRID_STARTS
 from .independent import independent_fit
-from .solver import _COEF_FLOOR
+from .solver import _COEF_FLOOR, floor_factors
 
 # %% auto #0
 __all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'ica_rotation',
@@ -341,7 +341,7 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
         mapped = shape.map_summary(fitting)
         if _independent(kind):  # rank one: each mapped column its own 1-D mixture, in closed form (frequencies unfloored,
             std, _, center, scale, fit = independent_fit(mapped, max_discrete, discrete)  # as the EM's coefficients here)
-            if kind == _STACKED: fit['coefs'] = [(1 - coef_floor) * c + coef_floor / len(c) for c in fit['coefs']]
+            if kind == _STACKED: fit['coefs'] = floor_factors(fit['coefs'], coef_floor)
         else:
             std, _, center, scale, fit = rad_dictionaries(mapped, 'auto', max_discrete=max_discrete, discrete=discrete,
                                                           n_components=rank, random_state=random_state, return_fit=True,

@@ -18,8 +18,8 @@ from .optim import project_simplex, simplex_lstsq, pgd_batch
 
 # %% auto #0
 __all__ = ['RadonLoss', 'random_start', 'warm_start', 'paper_start', 'RADSolution', 'component_steps', 'refit', 'rad_solve',
-           'merge_solutions', 'histograms', 'rad_losses', 'climb_ranks', 'select_candidate', 'floor_coefs',
-           'SolverSettings', 'RADFit', 'PaperOptions', 'choose_combination', 'solve_counts']
+           'merge_solutions', 'histograms', 'rad_losses', 'climb_ranks', 'select_candidate', 'floor_factors',
+           'floor_coefs', 'SolverSettings', 'RADFit', 'PaperOptions', 'choose_combination', 'solve_counts']
 
 # %% ../nbs/03c_solver.ipynb #238c5548
 _DENSE_INCIDENCE = 4096  # `_incidence` matrices up to this many entries stay dense (a sparse product costs more calls)
@@ -488,10 +488,14 @@ def select_candidate(solve, loss: RadonLoss, val: RadonLoss, ranks, gammas, scor
 # %% ../nbs/03c_solver.ipynb #031e6b8a
 _COEF_FLOOR = 1e-3  # RAD's coef_floor: the share of every factor spread evenly over its dictionary's atoms
 
+def floor_factors(coefs, floor: float = _COEF_FLOOR) -> list:
+    "Each factor of the list `coefs` (`(L_n, F)` each) with the share `floor` spread evenly over its atoms: $(1-f)B_n + f/L_n$."
+    return [(1 - floor) * np.asarray(c) + floor / len(c) for c in coefs]
+
 def floor_coefs(B, n_atoms, floor: float = _COEF_FLOOR) -> list:
     r"""Every feature's coefficients `B[n, :L_n]` (B of shape (N, L, F), zero-padded) mixed with uniform weights:
     $(1 - \text{floor})\,B_n + \text{floor} / L_n$, so that no atom has zero weight in any component."""
-    return [(1 - floor) * B[n, :L] + floor / L for n, L in enumerate(n_atoms)]
+    return floor_factors([B[n, :L] for n, L in enumerate(n_atoms)], floor)
 
 def _held_out_loglik(sol, dictionaries, n_atoms, X, floor: float = _COEF_FLOOR, weights=None) -> float:
     "Mean log density of the rows `X` (weighted by `weights`) under the solution `sol`, its coefficients floored (`floor_coefs`)."
