@@ -482,7 +482,7 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
     return stacked
 
 def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID, part_params=None,
-              min_rows: int = _MIN_PART_ROWS) -> LocalFit:
+              min_rows: int = _MIN_PART_ROWS, twin: bool = True, parts: bool = True) -> LocalFit:
     r"""RAD in local frames from clones of the RAD `estimator` (its `local` set to False) on the rows `X` in memory
     (array-like or DataFrame) with frequency weights `sample_weight`: the one frame (under `keep='auto'` with its EM
     twin beside it where that wins, `_with_twin`), the partition (`fit_partition`
@@ -506,9 +506,10 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     reads as continuous, or the reverse (a sum of densities in two measures is none). The parts are fitted largest
     first, and under `keep='auto'` abandoned (the one frame kept) once the bound $\log\pi_c + \log p_c(x)$ on the
     held-out rows of the parts fitted so far trails the one frame by more than `_ABANDON` nats per row beyond twice
-    its standard error (`scores['bound_gain']`, the bound's mean difference from the one frame there). A
-    `random_state` of None or a RandomState gives one seed, drawn once (advancing it), so every clone holds out the
-    same rows."""
+    its standard error (`scores['bound_gain']`, the bound's mean difference from the one frame there). `twin=False`
+    leaves the twin untried and `parts=False` the partition (the cross-fitted judge's folds skip what the fit they
+    judge did not keep, notebook `03k_stack`). A `random_state` of None or a RandomState gives one seed, drawn once
+    (advancing it), so every clone holds out the same rows."""
     rs = estimator.random_state
     if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
         rs = int(check_random_state(rs).randint(2**31 - 1))
@@ -527,10 +528,10 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if held.any():
         one_rows = _held_rows(one, before_refit(one), X, held)  # before its refit, which the held-out rows' counts join
         out.scores['one'] = float(np.average(one_rows, weights=w[held]))
-        if keep == 'auto':  # the one frame's EM twin beside it, where that wins
+        if keep == 'auto' and twin:  # the one frame's EM twin beside it, where that wins
             one_rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
     columns = smooth_columns(Z, flags)
-    if len(columns) < 2 or keep is False: return out  # a frame is an orientation: one column has none
+    if len(columns) < 2 or keep is False or not parts: return out  # a frame is an orientation: one column has none
     if not held.any() and keep != True: return out  # nothing to compare on
     complete = ~np.isnan(Z[:, columns]).any(axis=1) & ~held & (w > 0)
     if complete.sum() < 2 * min_rows: return out  # too few rows with every smooth column for two parts

@@ -15,7 +15,8 @@ from .kernel import kernel_frames, _kernel_columns, _too_few, _KERNEL_MIN_ROWS
 from .shape import _ROTATIONS, _CV_HELD, _CV_FOLDS, _STACKED
 
 # %% auto #0
-__all__ = ['OutOfFold', 'cross_fitted_rows', 'fit_by_em', 'stack_shares', 'shape_fold_rows', 'fit_independent', 'with_stack']
+__all__ = ['OutOfFold', 'Kept', 'kept_steps', 'cross_fitted_rows', 'fit_by_em', 'stack_shares', 'shape_fold_rows',
+           'fit_independent', 'with_stack']
 
 # %% ../nbs/03k_stack.ipynb #a05d0f28
 _CROSS_FOLDS = 3  # the cross-fitted judge's folds
@@ -31,15 +32,27 @@ class OutOfFold(NamedTuple):
     bic: np.ndarray = None
     independent: np.ndarray = None
 
+class Kept(NamedTuple):
+    "Which of the steps that may add to RAD's fit a fit kept (`kept_steps`): its EM twin, its parts, Gaussian frames."
+    twin: bool = True
+    parts: bool = True
+    gauss: bool = True
+
+def kept_steps(fit) -> Kept:
+    "The steps (`Kept`) that `fit`, a `LocalFit` or a RAD fitted by them, kept."
+    if isinstance(fit, LocalFit): return Kept(fit.twin is not None, bool(fit.parts), fit.gauss is not None)
+    return Kept(fit.em_frame_ is not None, bool(fit.parts_), fit.gaussian_ is not None)
+
 def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLDS, random_state=None, shape='auto',
-                      em: bool = False, em_shape='auto') -> OutOfFold:
+                      em: bool = False, em_shape='auto', kept: Kept = Kept(), em_kept: Kept = Kept()) -> OutOfFold:
     """Every row of `X` (weighted by `sample_weight`) scored out of fold (an `OutOfFold`): by RAD's fit before kernel
     frames (`rad`: `fit_local` with keep='auto', then `with_gaussian`, of a clone of the RAD `estimator`), by kernel
     frames (`kernel`), by Gaussian frames sized by BIC (`bic`, `gaussian_by_bic` over the same columns as the kernel's)
     and with `em` by RAD fitted the same way by its dictionary EM (`em`, solver='em'; else None), each fitted to the
     other `folds` (rows cut at random by `random_state`, an int), each RAD with the `shape` setting given (`em_shape`
     for the EM's; `_frame_kind` of a fit: its map made again without choosing it) and its Radon solves' `patience`
-    over `_FOLD_PATIENCE`; None where some fold's fit leaves nothing to build kernel frames or Gaussian frames on (a
+    over `_FOLD_PATIENCE`, trying only the steps `kept` says the fit being judged kept (`em_kept` for the EM's: an EM
+    twin, parts, Gaussian frames; each kept only where the fold's own rows choose it); None where some fold's fit leaves nothing to build kernel frames or Gaussian frames on (a
     column neither smooth nor discrete, or fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be
     fitted (a `ValueError`) or cannot score some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
@@ -51,12 +64,14 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     for f in range(folds):
         mine = fold == f
         X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
-        def fitted(**params):  # None where the fold's rows cannot be fitted so (a ValueError, as for a twin or a part)
+        def fitted(steps: Kept, **params):  # None where the fold's rows cannot be fitted so (a ValueError, as for a twin or a part)
             est = clone(estimator).set_params(random_state=random_state, verbose=0,
                                               patience=max(1, int(estimator.patience) // _FOLD_PATIENCE), **params)
-            try: return with_gaussian(fit_local(est, X_in, w_in, keep='auto'), X_in, w_in)
+            try:
+                out = fit_local(est, X_in, w_in, keep='auto', twin=steps.twin, parts=steps.parts)
+                return with_gaussian(out, X_in, w_in) if steps.gauss else out
             except ValueError: return None
-        fit = fitted(shape=shape)
+        fit = fitted(kept, shape=shape)
         if fit is None: return None
         Z = fit.one.encode(X_in)
         columns = _kernel_columns(fit.one, Z)
@@ -70,7 +85,7 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
         if bic is None: return None  # too few complete rows for it (as for the kernel's centres)
         b_rows[scored] = _held_rows(fit.one, bic, X, scored)
         if e_rows is None: continue
-        by_em = fitted(shape=em_shape, solver='em')
+        by_em = fitted(em_kept, shape=em_shape, solver='em')
         if by_em is None or not (_same_values(by_em.one, fit.one) and _scores_exactly(by_em, X, scored)):
             e_rows = None  # judged without it
         else: e_rows[scored] = _held_rows(fit.one, by_em.density, X, scored)
@@ -196,8 +211,9 @@ def fit_independent(estimator, X, sample_weight=None, random_state=None):
 
 def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
     """`fit` (what `with_kernel` returns for the rows `X`, weighted by `sample_weight`, from the RAD `estimator`) with
-    its last shares chosen on every row out of fold (`cross_fitted_rows`): RAD's fit, RAD fitted by its dictionary EM
-    (`fit_by_em`, where the EM allows the settings and reads the columns alike), Gaussian frames sized by BIC
+    its last shares chosen on every row out of fold (`cross_fitted_rows`, whose folds try only the steps that `fit`
+    and the EM's fit kept, `kept_steps`): RAD's fit, RAD fitted by its dictionary EM (`fit_by_em`, where the EM allows
+    the settings and reads the columns alike), Gaussian frames sized by BIC
     (`gaussian_by_bic`) and the kernel frames side by side at the shares those rows choose together (`stack_shares`),
     kept where that mixture beats RAD's fit with each half of the rows scored at the shares fitted on the other
     (`_joint_gain`), RAD's own share at least `_MIN_SHARE`: `fit.kernel` at `fit.kernel_share`, `fit.alt` at
@@ -232,7 +248,8 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
         if alt is not None and not _same_values(alt, one): alt = None
         if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
         crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state, shape=fresh(_frame_kind(one)),
-                                    em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)))
+                                    em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)),
+                                    kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt))
         if crossed is None: return fit
         index, judge = np.arange(len(Z)), 'cross-fitted'
     names = [name for name in OutOfFold._fields if getattr(crossed, name) is not None]  # RAD's own first

@@ -261,3 +261,33 @@ def test_rad_at_rank_one_is_not_weighed_where_the_settings_forbid_it():
     assert rad.independent_ is None and rad.independent_weight_ == 0.0 and 'independent' not in rad.local_scores_
     assert 'columns, independent' not in rad.global_.shape_scores_
     assert fit_independent(RAD(smoothing=1e-3), X) is None
+
+
+def test_the_folds_try_only_the_steps_the_judged_fit_kept(monkeypatch):
+    # the judge scores the density the fit is: a step the fit dropped on its held-out rows (an EM twin, parts,
+    # Gaussian frames) is not tried in the folds, for RAD's fit and for its EM fit alike; a kept one is
+    import radbook.stack as st
+    from sklearn.datasets import load_iris
+    calls, gauss, alts = [], [], []
+    fit_local, with_gaussian, fit_by_em = st.fit_local, st.with_gaussian, st.fit_by_em
+    def spy_local(est, *args, **kwargs):
+        calls.append((est.solver, kwargs.get('twin', True), kwargs.get('parts', True)))
+        return fit_local(est, *args, **kwargs)
+    def spy_gaussian(fit, *args, **kwargs):
+        gauss.append(fit.one.solver)
+        return with_gaussian(fit, *args, **kwargs)
+    def spy_em(*args, **kwargs):
+        alts.append(fit_by_em(*args, **kwargs))
+        return alts[-1]
+    monkeypatch.setattr(st, 'fit_local', spy_local)
+    monkeypatch.setattr(st, 'with_gaussian', spy_gaussian)
+    monkeypatch.setattr(st, 'fit_by_em', spy_em)
+    X = load_iris().data[np.random.default_rng(0).permutation(150)[:100]]
+    est = RAD(random_state=0).fit(X)
+    assert est.kernel_judge_ == 'cross-fitted' and len(alts) == 1 and alts[0] is not None
+    alt = alts[0]
+    kept = (est.em_frame_ is not None, bool(est.local_), est.gaussian_ is not None)
+    em_kept = (alt.em_frame_ is not None, bool(alt.local_), alt.gaussian_ is not None)
+    assert not all(kept) and not all(em_kept)  # something to leave out on both sides
+    assert calls == [('em', True, True)] + [('radon',) + kept[:2], ('em',) + em_kept[:2]] * 3
+    assert gauss == ['em'] + [s for _ in range(3) for s, k in (('radon', kept[2]), ('em', em_kept[2])) if k]
