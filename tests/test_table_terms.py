@@ -30,7 +30,7 @@ def test_marginal_reads_a_frame_by_name_with_labels(penguins):
     assert m.columns == ['body_mass_g', 'species', 'sex'] and list(m.feature_names_in_) == m.columns
     cols = [list(frame.columns).index(c) for c in m.columns]
     np.testing.assert_array_equal(m.features, cols)
-    np.testing.assert_array_equal(m.weights, est.weights_)
+    np.testing.assert_allclose(m.weights, est.weights_, rtol=1e-12, atol=0)  # renormalised: the last bit may move
     assert m.n_components == est.density_.n_components == len(est.weights_)
     rows = frame.iloc[::9]
     codes = est.encode(rows)[:, cols]
