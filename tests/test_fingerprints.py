@@ -26,9 +26,10 @@ HERE = Path(__file__).parent
 
 
 def RAD(*args, **kwargs):
-    """RAD on the table as it is (shape=None), in one frame (local=False), with its runs averaged (combine='average'):
-    the settings these fingerprints were recorded with, before 'auto' became the default of all three."""
-    return _RAD(*args, **{'shape': None, 'combine': 'average', 'local': False, **kwargs})
+    """RAD on the table as it is (shape=None), in one frame (local=False), with its runs averaged (combine='average')
+    and a patience of 100 iterations: the settings these fingerprints were recorded with, before 'auto' became the
+    default of the first three and 50 that of the last."""
+    return _RAD(*args, **{'shape': None, 'combine': 'average', 'local': False, 'patience': 100, **kwargs})
 RECORD = HERE / 'fingerprints.json'
 
 
