@@ -181,7 +181,7 @@ def _check_prior(coef_prior):
         raise ValueError(f"coef_prior must be a number >= 0, got {coef_prior!r}.")
 
 def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: float = 0.2, max_iter: int = 1000,
-            patience: int = 20, tol: float = 1e-6, floors=None, accelerate: bool = True, coef_prior: float = 0.0,
+            patience: int = 10, tol: float = 1e-6, floors=None, accelerate: bool = True, coef_prior: float = 0.0,
             random_state=None, held=None, held_weights=None) -> dict:
     """Tied-atom EM from the dictionaries `atoms` (`atom_arrays` per feature) on the rows of `Z` (NaN = missing),
     from a flat-Dirichlet start; the iterate with the best held-out mean log-likelihood (training log-likelihood with
@@ -305,7 +305,7 @@ _PRIOR_SHARE = 0.1  # ... but a column's prior weighs at most this share of a co
 _PRIOR_ROWS = 5_000  # ... and tables of fewer rows get none (measured to help from 10,000 rows; mixed at 2,000)
 
 def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, validation_fraction: float = 0.2,
-                       max_iter: int = 1000, patience: int = 20, tol: float = 1e-6, max_discrete: int = 16,
+                       max_iter: int = 1000, patience: int = 10, tol: float = 1e-6, max_discrete: int = 16,
                        coef_prior: float = _COEF_PRIOR, random_state=None, held=None, held_weights=None) -> tuple:
     """Dictionaries for the columns of `Z` (NaN = missing) fitted by `tied_em` at rank `n_components` with
     `coef_prior` pseudo-counts per coefficient, fewer if a column of coefficients of the largest dictionary would then
