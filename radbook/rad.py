@@ -401,9 +401,10 @@ class RAD(BasePairwiseDensity):
     validation_fraction : float, default=0.2
         Share of the samples held out to stop early and choose the start; 0 minimises J1 to convergence.
     patience : int, default=50
-        Iterations without held-out improvement before a run stops (100 before issue 34: the same scores, below). Unless combine='average', a run that after
-        `patience` iterations is still more than 10 % above the best run's held-out loss stops too, keeping its best
-        iterate so far (notebook `03c_solver`, racing the starts).
+        Iterations without held-out improvement before a run stops (100 before issue 34: the same scores, notebook
+        `04_rad`, "Why RAD stops early"). Unless combine='average', a run that after `patience` iterations is still
+        more than 10 % above the best run's held-out loss stops too, keeping its best iterate so far (notebook
+        `03c_solver`, racing the starts).
     smoothing : float >= 0 or 'auto', default=0.0
         Weight of a ridge penalty pulling every column of every B_n towards uniform weights; 'auto' picks it from
         (0, 0.01, 0.1, 1) by the held-out loss J1 (four fits, each from a quarter of the starts as for

@@ -52,8 +52,8 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     other `folds` (rows cut at random by `random_state`, an int), each RAD with the `shape` setting given (`em_shape`
     for the EM's; `_frame_kind` of a fit: its map made again without choosing it) and its Radon solves' `patience`
     over `_FOLD_PATIENCE`, trying only the steps `kept` says the fit being judged kept (`em_kept` for the EM's: an EM
-    twin, parts, Gaussian frames; each kept only where the fold's own rows choose it); None where some fold's fit leaves nothing to build kernel frames or Gaussian frames on (a
-    column neither smooth nor discrete, or fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be
+    twin, parts, Gaussian frames; each kept only where the fold's own rows choose it); None where some fold's fit
+    leaves nothing to build kernel frames or Gaussian frames on (a column neither smooth nor discrete, or fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be
     fitted (a `ValueError`) or cannot score some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
     entries stay 0)."""
@@ -64,7 +64,7 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     for f in range(folds):
         mine = fold == f
         X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
-        def fitted(steps: Kept, **params):  # None where the fold's rows cannot be fitted so (a ValueError, as for a twin or a part)
+        def fitted(steps: Kept, **params):  # None where the fold's rows cannot be fitted (a ValueError, as for a twin)
             est = clone(estimator).set_params(random_state=random_state, verbose=0,
                                               patience=max(1, int(estimator.patience) // _FOLD_PATIENCE), **params)
             try:
