@@ -102,7 +102,8 @@ class JUPAD(BasePairwiseDensity):
         Bins per feature (the paper: 50-100, fixed whatever the sample size).
     n_components, n_init, combine, max_iter, tol, validation_fraction, patience, smoothing, n_components_grid,
     max_discrete, standardize, pairs, coef_floor, precondition, unseen, paper_options, random_state, verbose
-        As `RAD` (but `combine` defaults to 'average'; 'auto' sets `combine_` and `combine_scores_` as RAD's does):
+        As `RAD` (but `combine` defaults to 'average', 'auto' setting `combine_` and `combine_scores_` as RAD's does,
+        and `patience` to 100, RAD's default before issue 34):
         they set the same solver (the loss here is over 2-D histograms instead of projections); of
         `paper_options`, the operators' fields (`radon`, `n_mc`) do not apply (JUPAD's operators are exact).
     init, accelerate, rho, n_alt : deprecated
@@ -143,4 +144,5 @@ class JUPAD(BasePairwiseDensity):
     def _statistics(self, options):
         "JUPAD's statistics step: 2-D histograms (`histogram_statistics`) in place of RAD's projections."
         return histogram_statistics
+
 

@@ -22,7 +22,8 @@ __all__ = ['OutOfFold', 'Kept', 'kept_steps', 'cross_fitted_rows', 'fit_by_em', 
 _CROSS_FOLDS = 3  # the cross-fitted judge's folds
 _CROSS_WORK = 20_000  # the cross-fitted judge runs where the table's pairs of columns times its rows are at most this
 _FOLD_PATIENCE = 2  # a fold's Radon solves stop after RAD's `patience` over this many iterations without a gain (on 11
-# tables of `benchmarks/peers.py` and `unseen_tables.py` the same scores within 0.001, 8 to 14% less fit time)
+# tables of `benchmarks/peers.py` and `unseen_tables.py` the same scores within 0.001, 8 to 14% less fit time, measured
+# at RAD's patience of 100; at its default of 50 since, folds of 25, see notebook `04_rad`)
 
 class OutOfFold(NamedTuple):
     "Each row's log density out of fold (`cross_fitted_rows`) under each density it judges (None where one is not judged)."
@@ -52,7 +53,7 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     other `folds` (rows cut at random by `random_state`, an int), each RAD with the `shape` setting given (`em_shape`
     for the EM's; `_frame_kind` of a fit: its map made again without choosing it) and its Radon solves' `patience`
     over `_FOLD_PATIENCE`, trying only the steps `kept` says the fit being judged kept (`em_kept` for the EM's: an EM
-    twin, parts, Gaussian frames; each kept only where the fold's own rows choose it); None where some fold's fit
+    twin, parts, Gaussian frames; each weighed again on the fold's own held-out rows); None where some fold's fit
     leaves nothing to build kernel frames or Gaussian frames on (a column neither smooth nor discrete, or fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be
     fitted (a `ValueError`) or cannot score some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their

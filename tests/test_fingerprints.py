@@ -34,8 +34,8 @@ RECORD = HERE / 'fingerprints.json'
 
 
 def machine() -> dict:
-    """What the last digits of these fits depend on besides the code: the BLAS libraries (build and the kernels they
-    picked for this CPU), the SIMD features numpy dispatches to, and the versions of numpy, scipy and scikit-learn."""
+    """What the last digits of these fits depend on besides the code: the BLAS libraries (build, the kernels they
+    picked for this CPU, their threads), the SIMD features numpy dispatches to, and the versions of numpy, scipy and scikit-learn."""
     import scipy
     import sklearn
     from threadpoolctl import threadpool_info
@@ -43,7 +43,8 @@ def machine() -> dict:
     features = getattr(core._multiarray_umath, '__cpu_features__', {})
     blas = [i for i in threadpool_info() if i.get('user_api') == 'blas' and any(  # numpy's and scipy's (not another
         f'{os.sep}{lib}' in str(i.get('filepath')) for lib in ('numpy', 'scipy'))]  # package's, loaded or not)
-    return {'blas': sorted(f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')}" for i in blas),
+    return {'blas': sorted(f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')} {i.get('num_threads')} "
+                           "threads" for i in blas),  # a BLAS may split a long product across its threads
             'simd': sorted(k for k, v in features.items() if v),
             'numpy': np.__version__, 'scipy': scipy.__version__, 'sklearn': sklearn.__version__}
 
@@ -224,14 +225,14 @@ if __name__ == '__main__':
     import time
     if '--record' in sys.argv:  # every case, or only the cases named after --record (the others kept as recorded)
         names = sys.argv[sys.argv.index('--record') + 1:] or list(CASES)
+        if names != list(CASES) and RECORD.exists() and _other_machine():
+            sys.exit(f"The fingerprints were recorded on another machine ({_other_machine()}): record them all.")
         out = {k: [float(v) for v in vs] for k, vs in _recorded().items() if k not in names} if RECORD.exists() else {}
         for name, fn in CASES.items():
             if name not in names: continue
             t = time.perf_counter()
             out[name] = [float(v) for v in np.asarray(fn(), dtype=float)]
             print(f"{name}: {len(out[name])} values, {time.perf_counter() - t:.1f} s", flush=True)
-        if names != list(CASES) and _other_machine():
-            sys.exit(f"The fingerprints were recorded on another machine ({_other_machine()}): record them all.")
         RECORD.write_text(json.dumps({'_machine': machine(), **{k: [repr(v) for v in vs] for k, vs in out.items()}},
                                      indent=0) + '\n')
     else:
