@@ -54,7 +54,8 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     for the EM's; `_frame_kind` of a fit: its map made again without choosing it) and its Radon solves' `patience`
     over `_FOLD_PATIENCE`, trying only the steps `kept` says the fit being judged kept (`em_kept` for the EM's: an EM
     twin, parts, Gaussian frames; each weighed again on the fold's own held-out rows); None where some fold's fit
-    leaves nothing to build kernel frames or Gaussian frames on (a column neither smooth nor discrete, or fewer than `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be
+    leaves nothing to build kernel frames or Gaussian frames on (a column neither smooth nor discrete, or fewer than
+    `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be
     fitted (a `ValueError`) or cannot score some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
     entries stay 0)."""
