@@ -15,11 +15,12 @@ from .kernel import kernel_frames, _kernel_columns, _too_few, _KERNEL_MIN_ROWS
 from .shape import _ROTATIONS, _CV_HELD, _CV_FOLDS, _STACKED
 
 # %% auto #0
-__all__ = ['OutOfFold', 'Kept', 'kept_steps', 'cross_fitted_rows', 'fit_by_em', 'stack_shares', 'shape_fold_rows',
+__all__ = ['OutOfFold', 'Kept', 'kept_steps', 'cross_fitted_rows', 'fit_by_em', 'stack_shares', 'judge_folds', 'shape_fold_rows',
            'fit_independent', 'with_stack']
 
 # %% ../nbs/03k_stack.ipynb #a05d0f28
-_CROSS_FOLDS = 3  # the cross-fitted judge's folds
+_CROSS_FOLDS = 3  # the cross-fitted judge's folds ...
+_TWO_FOLD_ROWS = 500  # ... two from this many rows of positive weight (`judge_folds`)
 _CROSS_WORK = 20_000  # the cross-fitted judge runs where the table's pairs of columns times its rows are at most this
 _FOLD_PATIENCE = 2  # a fold's Radon solves stop after RAD's `patience` over this many iterations without a gain (on 11
 # tables of `benchmarks/peers.py` and `unseen_tables.py` the same scores within 0.001, 8 to 14% less fit time, measured
@@ -170,6 +171,10 @@ def _fold_choice(estimator, n: int, weighted: bool = False, folds: int = _CROSS_
     held = float(getattr(estimator, 'validation_fraction', 0.2)) * n * (folds - 1) / folds
     return _CV_FOLDS if 0 < held < _CV_HELD and not weighted else 1
 
+def judge_folds(n: int) -> int:
+    "How many folds the cross-fitted judge cuts `n` rows (of positive weight) into: two from `_TWO_FOLD_ROWS`, else three."
+    return 2 if n >= _TWO_FOLD_ROWS else _CROSS_FOLDS
+
 def shape_fold_rows(one, X, sample_weight=None):
     """On a small table, where the kernel frames were judged on the folds the shape step of the fitted one frame `one`
     scored its winner on (`with_kernel`'s 'folds'), every row those folds scored, out of fold, as an `OutOfFold` (`rad`:
@@ -213,8 +218,8 @@ def fit_independent(estimator, X, sample_weight=None, random_state=None):
 
 def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
     """`fit` (what `with_kernel` returns for the rows `X`, weighted by `sample_weight`, from the RAD `estimator`) with
-    its last shares chosen on every row out of fold (`cross_fitted_rows`, whose folds try only the steps that `fit`
-    and the EM's fit kept, `kept_steps`): RAD's fit, RAD fitted by its dictionary EM (`fit_by_em`, where the EM allows
+    its last shares chosen on every row out of fold (`cross_fitted_rows` in `judge_folds` folds, which try only the
+    steps that `fit` and the EM's fit kept, `kept_steps`): RAD's fit, RAD fitted by its dictionary EM (`fit_by_em`, where the EM allows
     the settings and reads the columns alike), Gaussian frames sized by BIC
     (`gaussian_by_bic`) and the kernel frames side by side at the shares those rows choose together (`stack_shares`),
     kept where that mixture beats RAD's fit with each half of the rows scored at the shares fitted on the other
@@ -241,15 +246,16 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
     else:
         n, pairs = (w > 0).sum(), Z.shape[1] * (Z.shape[1] - 1) // 2
         if pairs * n > _CROSS_WORK: return fit  # pairs of columns times rows
+        folds = judge_folds(n)
         holes = np.isnan(Z).any()  # a rotation where the table has holes: each fold's map chosen afresh (kept clear of
         fresh = lambda kind: 'auto' if holes and kind in _ROTATIONS else kind  # them as the fit's is); a per-column map serves
         over = lambda fitted: (holes and _frame_kind(fitted) in _ROTATIONS  # each fold would choose a map, on five folds of it
-                               and pairs * n * _fold_choice(estimator, n, bool(np.ptp(w[w > 0]) > 0)) > _CROSS_WORK)
+                               and pairs * n * _fold_choice(estimator, n, bool(np.ptp(w[w > 0]) > 0), folds) > _CROSS_WORK)
         if over(one): return fit
         alt = fit_by_em(estimator, X, sample_weight, random_state=one.random_state, shape=_frame_kind(one))
         if alt is not None and not _same_values(alt, one): alt = None
         if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
-        crossed = cross_fitted_rows(estimator, X, sample_weight, random_state=one.random_state, shape=fresh(_frame_kind(one)),
+        crossed = cross_fitted_rows(estimator, X, sample_weight, folds, one.random_state, shape=fresh(_frame_kind(one)),
                                     em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)),
                                     kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt))
         if crossed is None: return fit

@@ -307,3 +307,14 @@ def test_cross_fitted_rows_pass_each_side_its_own_kept_steps(monkeypatch, small)
     assert out is not None and calls == [('radon', True, False), ('em', False, True)] * 3 and gauss == ['em'] * 3
     with pytest.raises(ValueError, match='parts=False'):
         fit_local(RAD(random_state=0), small, keep=True, parts=False)
+
+
+def test_the_judge_cuts_two_folds_from_500_rows(monkeypatch):
+    # on 500 rows or more (of positive weight) the cross-fitted judge's folds are two, below that three
+    import radbook.stack as st
+    seen = []
+    monkeypatch.setattr(st, 'cross_fitted_rows', lambda est, X, w, folds, *a, **k: seen.append(folds))  # None: the fit stands
+    X = np.random.default_rng(0).normal(size=(500, 2)) @ np.array([[1.0, 0.8], [0.0, 0.6]])
+    for n, w in ((500, None), (499, None), (500, np.r_[0.0, np.ones(499)])):
+        RAD(random_state=0).fit(X[:n], sample_weight=w)
+    assert seen == [2, 3, 3]
