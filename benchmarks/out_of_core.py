@@ -6,7 +6,7 @@ Run from the repository root: `python benchmarks/out_of_core.py [--rows 10000000
 The table: rows of the paper's 'gaussian' family (8 columns, rank 25; `paper_family('gaussian', random_state=0)`),
 written once to `--path` as a .npy file (float64; 10^7 rows = 640 MB) by a separate process. Every measurement runs in
 a fresh spawned process, so its peak RSS (ru_maxrss) is its own. `RAD(random_state=0)` with its defaults (28 pairs,
-40 directions, n_bins='auto', automatic dictionaries), BLAS on one thread as in `fit`.
+20 directions, n_bins='auto', automatic dictionaries), BLAS on one thread as in `fit`.
 
 Modes:
   stream  the rows read by `NpyChunks` (plain file reads, `--chunk-rows` rows at a time). Printed: the floor (one pass

@@ -28,6 +28,7 @@ quadrature over the third atom with radbook's pair CDFs), cheaper products (floa
 Run from the repository root: python benchmarks/prototype_triples.py K SEED W3 [W3 ...]
 """
 import itertools
+from functools import partial
 import sys
 import time
 
@@ -41,7 +42,7 @@ from radbook.optim import project_simplex
 from radbook.datapass import held_out_rows
 from radbook.rad import RAD
 from radbook.solver import PaperOptions, rad_losses, rad_solve
-from radbook.steps import TableSettings, auto_bins, count_pass, plan_fit, summary_pass
+from radbook.steps import TableSettings, auto_bins, count_pass, plan_fit, radon_statistics, summary_pass
 
 
 def sphere_directions(M, rng):
@@ -169,18 +170,20 @@ class TripleLoss:
 def fit_rad3(X, dictionaries, F, seed, w3, n_triples=56, M3=40, n_init=8, triple_seed=None, return_parts=False):
     """RAD.fit's own steps (`summary_pass`, `plan_fit`, `count_pass`, `rad_losses`, then `rad_solve` as `solve_counts` calls it for a
     fixed rank and smoothing 0), with the triple term added, so w3=0 reproduces
-    `RAD(F, dictionaries=dictionaries, n_init=n_init, combine='average', random_state=seed).fit(X)` bit for bit.
+    `RAD(F, dictionaries=dictionaries, n_init=n_init, combine='average', n_projections=40, random_state=seed).fit(X)`
+    bit for bit (40 pair directions, RAD's default when this was measured).
     The pairs are in RAD's standard units, the triples in the table's units with the shared dictionary: the triple
     term depends only on B and lam, which weigh the same atoms in either units. Triple bins come from the summary's
     sample of rows, the triples' held-out rows are the pairs' (`held_out_rows`), and the triple directions and subset
     come from a separate rng."""
     K, N = X.shape
-    est = RAD(F, dictionaries=dictionaries, n_init=n_init, combine='average', random_state=seed)
+    est = RAD(F, dictionaries=dictionaries, n_init=n_init, combine='average', n_projections=40, random_state=seed)
     table = TableSettings.of(est)
     rng = check_random_state(seed)
     row_seed = int(rng.randint(2**31 - 1))
     summary = summary_pass(X, row_seed, table)
-    plan = plan_fit(summary, row_seed, auto_bins(K), table, rank=F, random_state=rng)
+    plan = plan_fit(summary, row_seed, auto_bins(K), table, partial(radon_statistics, n_projections=est.n_projections),
+                    rank=F, random_state=rng)
     counts = count_pass(X, plan, est.validation_fraction)
     n_bins, n_atoms = plan.n_bins, [len(d) for d in plan.dictionaries]
     pair_fit, pair_val, pair_full = rad_losses(plan.operators.Rs, plan.operators.group, plan.pairs, n_atoms, counts)
@@ -210,7 +213,7 @@ def main(K, seed, w3s, family='gaussian'):
     X, _ = truth.sample(K, random_state=100 + seed)
     score = lambda w, B: jsd(truth, DictionaryCPD(w, list(B), truth.dictionaries), 20000, random_state=200 + seed)[0]
     t0 = time.perf_counter()
-    rad = RAD(truth.n_components, dictionaries=truth.dictionaries, combine='average', random_state=seed).fit(X)
+    rad = RAD(truth.n_components, dictionaries=truth.dictionaries, combine='average', n_projections=40, random_state=seed).fit(X)
     print(f"{family} K={K} seed={seed} RAD*: JSD {score(rad.weights_, rad.coefs_):.4f} ({time.perf_counter() - t0:.1f} s)", flush=True)
     same = fit_rad3(X, truth.dictionaries, truth.n_components, seed, 0.0)
     print(f"  triples at w3=0 reproduce RAD*: {np.array_equal(same.weights, rad.weights_)}", flush=True)

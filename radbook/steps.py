@@ -192,11 +192,12 @@ class Operators:
     bin_width: np.ndarray
     directions: np.ndarray = None
 
-def radon_statistics(sample, ranges, dictionaries, pairs, n_bins: int, random_state=None, n_projections: int = 40,
+def radon_statistics(sample, ranges, dictionaries, pairs, n_bins: int, random_state=None, n_projections: int = 20,
                      radon: str = 'exact', n_mc: int = 2000) -> Operators:
-    """RAD's statistics (step 3): random directions, robust bins from the summary's `sample` of rows (standard units), the
-    $R_{jk}$ (lazy when exact: computed when read) and a counter of projections. `ranges` (2, n_features), each column's
-    least and greatest value, is for statistics that bin whole ranges (JUPAD's); RAD's robust bins need only the sample."""
+    """RAD's statistics (step 3): `n_projections` random directions (`RAD`'s default), robust bins from the summary's
+    `sample` of rows (standard units), the $R_{jk}$ (lazy when exact: computed when read) and a counter of projections.
+    `ranges` (2, n_features), each column's least and greatest value, is for statistics that bin whole ranges (JUPAD's);
+    RAD's robust bins need only the sample."""
     rng = check_random_state(random_state)
     shared = all(d is dictionaries[0] for d in dictionaries)
     directions = random_directions(n_projections, rng)

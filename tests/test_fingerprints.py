@@ -26,10 +26,11 @@ HERE = Path(__file__).parent
 
 
 def RAD(*args, **kwargs):
-    """RAD on the table as it is (shape=None), in one frame (local=False), with its runs averaged (combine='average')
-    and a patience of 100 iterations: the settings these fingerprints were recorded with, before 'auto' became the
-    default of the first three and 50 that of the last."""
-    return _RAD(*args, **{'shape': None, 'combine': 'average', 'local': False, 'patience': 100, **kwargs})
+    """RAD on the table as it is (shape=None), in one frame (local=False), with its runs averaged (combine='average'),
+    a patience of 100 iterations and 40 directions: the settings these fingerprints were recorded with, before 'auto'
+    became the default of the first three, 50 that of the patience and 20 that of the directions."""
+    return _RAD(*args, **{'shape': None, 'combine': 'average', 'local': False, 'patience': 100, 'n_projections': 40,
+                          **kwargs})
 RECORD = HERE / 'fingerprints.json'
 
 
