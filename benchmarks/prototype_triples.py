@@ -213,7 +213,8 @@ def main(K, seed, w3s, family='gaussian'):
     X, _ = truth.sample(K, random_state=100 + seed)
     score = lambda w, B: jsd(truth, DictionaryCPD(w, list(B), truth.dictionaries), 20000, random_state=200 + seed)[0]
     t0 = time.perf_counter()
-    rad = RAD(truth.n_components, dictionaries=truth.dictionaries, combine='average', n_projections=40, random_state=seed).fit(X)
+    rad = RAD(truth.n_components, dictionaries=truth.dictionaries, combine='average', n_projections=40,
+              random_state=seed).fit(X)
     print(f"{family} K={K} seed={seed} RAD*: JSD {score(rad.weights_, rad.coefs_):.4f} ({time.perf_counter() - t0:.1f} s)", flush=True)
     same = fit_rad3(X, truth.dictionaries, truth.n_components, seed, 0.0)
     print(f"  triples at w3=0 reproduce RAD*: {np.array_equal(same.weights, rad.weights_)}", flush=True)
