@@ -278,7 +278,8 @@ def fit_gaussian_frames(Z, columns, dictionaries, weights, means, covariances, c
     return out
 
 # %% ../nbs/03i_gaussian.ipynb #3675b966
-_GAUSS_SIZES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)  # the candidates' numbers of components ...
+_SEARCH_SIZES = (1, 2, 4, 8, 16, 32)  # the held-out search's numbers of components (`gaussian_search`) ...
+_GAUSS_SIZES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)  # ... and BIC's (`gaussian_by_bic`) ...
 _GAUSS_ROWS_PER_COMPONENT = 5  # ... with at least this many fitted rows each
 _GAUSS_ROWS = 2000  # the candidates are fitted to at most this many rows (drawn by weight); the kept one refits on all
 _GAUSS_EM_ITER = 10  # EM steps over the other columns' factors per candidate (where the table has such columns; 5 lost
@@ -308,7 +309,7 @@ def _gaussian_mixture(V, k: int, kind: str, seed: int) -> tuple:
     gm = GaussianMixture(k, covariance_type=kind, reg_covar=1e-4, random_state=seed).fit(V)
     return gm, (gm.covariances_ if kind == 'full' else np.stack([np.diag(c) for c in gm.covariances_]))
 
-def gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights=None, sizes=_GAUSS_SIZES,
+def gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights=None, sizes=_SEARCH_SIZES,
                     max_rows: int = _GAUSS_ROWS, random_state=None) -> tuple:
     """The best `GaussianFrames` over `columns` of the coded rows `Z` among full and diagonal Gaussian mixtures of each
     size in `sizes` (at least 5 fitted rows a component), fitted to at most `max_rows` of the rows with positive
