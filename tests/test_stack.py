@@ -46,7 +46,8 @@ def test_the_cross_fitted_judge_keeps_what_the_held_out_rows_flatter_away():
     fitted, fresh = W[idx[:120]], W[idx[120:]]
     rad = RAD(random_state=0).fit(fitted)
     assert rad.kernel_judge_ == 'cross-fitted' and rad.em_fit_ is not None and rad.em_fit_.solver == 'em'
-    assert 0.3 < rad.em_fit_weight_ < 0.8 and 0.1 < rad.kernel_weight_ < 0.5, (rad.em_fit_weight_, rad.kernel_weight_)
+    assert 0.2 < rad.em_fit_weight_ < 0.8 and 0.1 < rad.kernel_weight_ < 0.5, (rad.em_fit_weight_, rad.kernel_weight_)
+    assert rad.em_fit_weight_ + rad.kernel_weight_ > 0.5  # most of the weight
     np.testing.assert_allclose(rad.density_.weights.sum(), 1.0)
     before = rad.density_.parts[0]
     assert rad.score(fresh) > max(before.logpdf(fresh).mean(), rad.em_fit_.score(fresh)) + 0.3
