@@ -431,7 +431,7 @@ def _fit_twin(base, X, sample_weight, kind, holes, start=None, race=None, **para
     if holes[getattr(twin.shape_, 'group', np.zeros(0, np.intp))].any(): twin = fitted('columns', None)
     return twin
 
-_TWIN_DOUBLINGS = 2  # a kept twin's rank is doubled while its held-out score rises, at most this many times (each
+_TWIN_DOUBLINGS = 3  # a kept twin's rank is doubled while its held-out score rises, at most this many times (each
 # doubling one EM from the smaller twin's atoms, `em_grow`: 1 to 3 s on `diamonds`' 20,000 rows and on `digits`)
 
 def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> np.ndarray:

@@ -599,9 +599,9 @@ class RAD(BasePairwiseDensity):
         local frames run (see `local`) and solver='em' is allowed (no smoothing, no paper_options, learned dictionaries),
         and kept where the mixture of the two beats the Radon fit alone on the held-out rows, each half scored with the
         share fitted on the other half; a kept twin's rank (with an integer `n_components`) is then doubled while its
-        held-out score rises and the rule still keeps it, twice at most, each larger twin one EM from the smaller one's
-        atoms (`n_components_` of `em_frame_`); None otherwise. Then `density_` is a `MixtureDensity` (the Radon fit's
-        components first, then the twin's), `shape_` is None, and the other attributes describe `global_`.
+        held-out score rises and the rule still keeps it, three times at most, each larger twin one EM from the smaller
+        one's atoms (`n_components_` of `em_frame_`); None otherwise. Then `density_` is a `MixtureDensity` (the Radon
+        fit's components first, then the twin's), `shape_` is None, and the other attributes describe `global_`.
     em_weight_ : float
         The twin's weight $\\beta$ within the one frame, fitted on the held-out rows (0.0 without a twin).
     gaussian_ : GaussianFrames or None
