@@ -445,7 +445,7 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
     `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous (or the reverse). The twin's map is fitted to the training rows alone, so it may whiten a column whose only missing
     entries (`holes`, per column of the table) are in held-out rows: it is then refitted with shape='columns', as a part is."""
     one = out.one
-    if getattr(base, 'solver', 'radon') != 'radon' or not _em_allowed(base): return one_rows
+    if getattr(one, 'solver_', getattr(base, 'solver', 'radon')) != 'radon' or not _em_allowed(base): return one_rows
     kind, v, unseen = _frame_kind(one), w[held], getattr(one, 'unseen', 1.0)
     def rows(twin):  # the twin's held-out log densities, read as the one frame reads rows
         d = with_values(twin.density_, one.dictionaries_, twin.n_samples_seen_, unseen)

@@ -19,13 +19,14 @@ from sklearn.utils.validation import _check_sample_weight
 from .learn import single_threaded
 from .dictionaries import DictionaryCPD, PointMass
 from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize, Summary
-from .density import TableDensityMixin
+from .density import TableDensityMixin, read_table
+from .tables import is_frame
 from .checks import _unset, check_int, check_real, check_flag, check_option, check_weights
 from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_fit, count_pass, radon_statistics,
-                           auto_bins)
+                           auto_bins, auto_solver)
 from .shape import Shape, ShapedDensity, table_shape, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
-from .local import LocalFit, fit_local
+from .local import LocalFit, fit_local, _em_allowed
 from .gaussian import with_gaussian
 from .kernel import with_kernel
 from .stack import with_stack
@@ -310,7 +311,8 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         return self
 
 # %% ../nbs/04_rad.ipynb #feb1ff77
-_SOLVERS = ('radon', 'em')  # RAD's solver: the paper's projections, or the dictionary EM alone (notebook 03h_em)
+_SOLVERS = ('auto', 'radon', 'em')  # RAD's solver: the paper's projections, the dictionary EM alone (notebook 03h_em), or
+# the first unless two category columns would make its operators too large (`auto_solver`, notebook 03d_steps)
 _PROJECTION_ATTRIBUTES = ('pairs_', 'directions_', 'n_bins_', 'bin_lo_', 'bin_width_')  # what only the Radon fit sets
 
 def _refuse_new_categories(X, columns):
@@ -473,8 +475,12 @@ class RAD(BasePairwiseDensity):
         'auto' and are refused under True. Each part whitens its own frame, so a marginal, conditional or row that
         holds some but not all of a part's (or the one frame's) whitened columns is refused (fit with local=False and shape='columns' to
         keep every request exact). For the paper's model use local=False.
-    solver : {'radon', 'em'}, default='radon'
-        How the mixture is fitted. 'radon', the paper's: to the 1-D histograms of random projections of every pair of
+    solver : {'auto', 'radon', 'em'}, default='auto'
+        How the mixture is fitted. 'auto': 'radon', but 'em' where two category columns hold more than 10,000 pairs of
+        the categories seen (`auto_solver`, notebook `03d_steps`) and the EM takes the other settings; each category is a
+        point mass, and such a pair's Radon operators would grow with that product (dates or names stored as text: two
+        columns of about 500 categories made a 700-row fit take 137 s), where the EM's work grows with their sum.
+        `solver_` says which one a fit took. 'radon', the paper's: to the 1-D histograms of random projections of every pair of
         columns, counted over every row in a second data pass, from the dictionary EM's mixture and random starts. 'em':
         that dictionary EM's mixture itself (notebook `03h_em`), fitted by likelihood on the summary's sample (at most
         40,000 rows) without the held-out rows (the shape map too), which stop each EM and choose the rank of
@@ -554,6 +560,8 @@ class RAD(BasePairwiseDensity):
     n_iter_ : int
         Iterations of the longest final run (its chosen iterations on the training counts plus the refit's); with
         solver='em', the EM's iterate kept.
+    solver_ : str
+        The solver the fit took: 'radon' or 'em' (`solver`, 'auto' resolved).
     converged_ : bool
         Whether every final run stopped on its criterion rather than on `max_iter` (solver='em': the EM on its held-out
         rows rather than on its cap).
@@ -675,7 +683,7 @@ class RAD(BasePairwiseDensity):
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=20, n_bins='auto', n_init=8,
                  combine='auto', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=50, smoothing=0.0,
                  n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
-                 precondition=False, shape='auto', local='auto', solver='radon', unseen=1.0, paper_options=None,
+                 precondition=False, shape='auto', local='auto', solver='auto', unseen=1.0, paper_options=None,
                  random_state=None, verbose=0, init=_DEPRECATED,
                  accelerate=_DEPRECATED, rho=_DEPRECATED, n_alt=_DEPRECATED, radon=_DEPRECATED, n_mc=_DEPRECATED):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
@@ -748,8 +756,17 @@ class RAD(BasePairwiseDensity):
         sized by BIC chosen on every row out of fold (`with_stack`, notebook `03k_stack`; `em_fit_`, `gaussian_bic_`)."""
 
     def _fit(self, X, weights=None):
+        self.solver_ = self._solver_for(X, weights)
+        return super()._fit(X, weights) if self.solver_ == 'radon' else self._fit_em(X, weights)
+
+    def _solver_for(self, X, weights=None, columns=None) -> str:
+        """The solver a fit of the encoded rows `X` (a DataFrame's `columns`, the fit's by default; weighted by `weights`)
+        takes: `solver`, with 'auto' resolved by `auto_solver` where the rows are in memory and the dictionary EM takes
+        the settings (`_check_em`), else the Radon solve."""
         check_option('solver', self.solver, _SOLVERS)
-        return super()._fit(X, weights) if self.solver == 'radon' else self._fit_em(X, weights)
+        if self.solver != 'auto': return self.solver
+        if not isinstance(X, np.ndarray) or not _em_allowed(self): return 'radon'
+        return auto_solver(X, self._columns if columns is None else columns, weights)
 
     def _check_em(self):
         "The parameters of a fit with solver='em', checked: the Radon solver's prior and algorithm, and atoms it cannot move, are refused."
@@ -777,7 +794,7 @@ class RAD(BasePairwiseDensity):
         fit's `grown`), with the map it was fitted in."""
         X = self._input(X)
         self._check_em()
-        self._stream, self.n_features_in_ = None, len(start.fit.dictionaries)
+        self._stream, self.n_features_in_, self.solver_ = None, len(start.fit.dictionaries), 'em'
         self._em_solve(None, None, start)
         return self._take(None)
 
@@ -907,10 +924,16 @@ class RAD(BasePairwiseDensity):
         if self.local is True: raise ValueError("partial_fit fits one frame: local=True needs fit on rows in memory; use local=False or 'auto'.")
         check_option('solver', self.solver, _SOLVERS)
         stream = getattr(self, '_stream', None)
-        if stream is not None and isinstance(stream, _EMStream) != (self.solver == 'em'):
-            raise ValueError(f"This stream was started with solver={'em' if isinstance(stream, _EMStream) else 'radon'!r}, "
-                             f"and a stream keeps its solver: call fit to start afresh with solver={self.solver!r}.")
-        if self.solver == 'em': return self._partial_fit_em(X, sample_weight)._take(None)
+        if stream is None:  # the first chunk: 'auto' resolved on its rows
+            Z, columns = read_table(X) if self.solver == 'auto' and is_frame(X) else (None, None)
+            solver = self._solver_for(Z, None if sample_weight is None else np.asarray(sample_weight, dtype=float), columns)
+        else:
+            solver = 'em' if isinstance(stream, _EMStream) else 'radon'
+            if self.solver not in ('auto', solver):
+                raise ValueError(f"This stream was started with solver={solver!r}, and a stream keeps its solver: call fit "
+                                 f"to start afresh with solver={self.solver!r}.")
+        self.solver_ = solver
+        if solver == 'em': return self._partial_fit_em(X, sample_weight)._take(None)
         super().partial_fit(X, y, sample_weight)
         return self._take(None)
 

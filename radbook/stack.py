@@ -101,11 +101,11 @@ def _same_values(a, b) -> bool:
     return all(not is_discrete(x) or [t.value for t in x] == [t.value for t in y] for x, y in zip(da, db))
 
 def fit_by_em(estimator, X, sample_weight=None, random_state=None, shape='auto'):
-    """The RAD `estimator` (solver='radon') fitted to the rows `X` by its dictionary EM instead (solver='em'), with every
+    """The RAD `estimator` (solver 'radon' or 'auto') fitted to the rows `X` by its dictionary EM instead (solver='em'), with every
     step before kernel frames (`fit_local` with keep='auto', then `with_gaussian`), in the map the `shape` setting
     makes ('auto' chooses it; `with_stack` gives the one frame's, `_frame_kind`, chosen once): a fitted estimator, or
     None where the EM would refuse its settings (`_em_allowed`) or cannot fit the rows (a `ValueError`)."""
-    if getattr(estimator, 'solver', 'radon') != 'radon' or not _em_allowed(estimator): return None
+    if getattr(estimator, 'solver', 'radon') == 'em' or not _em_allowed(estimator): return None
     est = clone(estimator).set_params(solver='em', verbose=0, random_state=random_state, shape=shape)
     try: return est._take(with_gaussian(fit_local(est, X, sample_weight, keep='auto'), X, sample_weight))
     except ValueError: return None  # a table the EM cannot fit, as for a twin
@@ -253,7 +253,8 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
                                and pairs * n * _fold_choice(estimator, n, bool(np.ptp(w[w > 0]) > 0), folds)
                                > _CROSS_WORK)
         if over(one): return fit
-        alt = fit_by_em(estimator, X, sample_weight, random_state=one.random_state, shape=_frame_kind(one))
+        alt = (fit_by_em(estimator, X, sample_weight, random_state=one.random_state, shape=_frame_kind(one))
+               if getattr(one, 'solver_', 'radon') == 'radon' else None)  # a fit by the EM already: no alternative
         if alt is not None and not _same_values(alt, one): alt = None
         if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
         crossed = cross_fitted_rows(estimator, X, sample_weight, folds, one.random_state,

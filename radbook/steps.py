@@ -17,9 +17,9 @@ from .datapass import Counts, data_pass, split_counts, summarize, Summary, _NO_C
 from .tables import robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete
 
 # %% auto #0
-__all__ = ['AUTO_DICTIONARIES', 'auto_bins', 'atom_budget', 'pair_degree', 'n_pairs', 'choose_pairs', 'TableSettings',
-           'feature_label', 'standard_rows', 'em_rows', 'discrete_columns', 'rad_dictionaries', 'Operators',
-           'radon_statistics', 'Plan', 'summary_pass', 'plan_fit', 'count_pass']
+__all__ = ['AUTO_DICTIONARIES', 'auto_bins', 'atom_budget', 'auto_solver', 'pair_degree', 'n_pairs', 'choose_pairs',
+           'TableSettings', 'feature_label', 'standard_rows', 'em_rows', 'discrete_columns', 'rad_dictionaries',
+           'Operators', 'radon_statistics', 'Plan', 'summary_pass', 'plan_fit', 'count_pass']
 
 # %% ../nbs/03d_steps.ipynb #ec9cbf2b
 def auto_bins(n_samples: int) -> int:
@@ -33,6 +33,19 @@ _ATOM_BUDGET = 2.5e7   # automatic dictionaries: (pairs) x (atoms per column)^4 
 def atom_budget(n_pairs: int) -> int:
     "Gaussians per continuous column for automatic dictionaries: the largest L with n_pairs * L^4 <= 2.5e7 (30 or more up to 8 features)."
     return max(6, int((_ATOM_BUDGET / max(1, n_pairs)) ** 0.25))
+
+# %% ../nbs/03d_steps.ipynb #36f13f38
+_PAIR_VALUES = 10_000  # solver='auto': the Radon solve unless two category columns hold more pairs of values than this
+
+def auto_solver(Z, columns, weights=None) -> str:
+    """The solver RAD's `solver='auto'` takes for the encoded rows `Z` of a table whose columns are `columns`
+    (`ColumnSpec`s; None for an array): 'em' (the dictionary EM) where two category columns hold more than
+    `_PAIR_VALUES` pairs of the categories seen in rows of positive `weights`, else 'radon'."""
+    if columns is None: return 'radon'
+    Z = np.asarray(Z, dtype=float)
+    rows = slice(None) if weights is None else np.asarray(weights, dtype=float) > 0
+    seen = sorted(len(np.unique(x[~np.isnan(x)])) for x in (Z[rows, n] for n, c in enumerate(columns) if c.kind == 'category'))
+    return 'em' if len(seen) >= 2 and seen[-1] * seen[-2] > _PAIR_VALUES else 'radon'
 
 # %% ../nbs/03d_steps.ipynb #dbd57fbd
 def pair_degree(pairs, n_features: int):

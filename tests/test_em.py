@@ -2,6 +2,8 @@
 import copy
 
 import numpy as np
+import pandas as pd
+import radbook.steps as steps
 import pytest
 from sklearn.utils import check_random_state
 
@@ -90,17 +92,17 @@ def test_local_parts_of_many_rows_are_em_fits(monkeypatch):
     for rows in (300, 10**6):  # parts of about 400 fitted rows: at least 300, fewer than a million
         monkeypatch.setattr(local, '_EM_PART_ROWS', rows)
         est = RAD(n_init=2, local=True, random_state=0).fit(X)
-        assert est.local_ and len(est.parts_) == 2 and est.global_.solver == 'radon'
-        solvers[rows] = [p.solver for p in est.parts_]
-        assert all(hasattr(p, 'pairs_') == (p.solver == 'radon') for p in est.parts_)
+        assert est.local_ and len(est.parts_) == 2 and est.global_.solver_ == 'radon'
+        solvers[rows] = [p.solver_ for p in est.parts_]
+        assert all(hasattr(p, 'pairs_') == (p.solver_ == 'radon') for p in est.parts_)
     assert solvers == {300: ['em', 'em'], 10**6: ['radon', 'radon']}
     monkeypatch.setattr(local, '_EM_PART_ROWS', 300)  # settings the EM refuses keep the Radon solve: still two parts
     est = RAD(n_init=2, local=True, smoothing=0.05, random_state=0).fit(X)
-    assert est.local_ and [p.solver for p in est.parts_] == ['radon', 'radon']
+    assert est.local_ and [p.solver_ for p in est.parts_] == ['radon', 'radon']
 
 
 @pytest.mark.parametrize('params, message', [
-    (dict(solver='lbfgs'), "solver must be 'radon' or 'em'"),
+    (dict(solver='lbfgs'), "solver must be 'auto', 'radon' or 'em'"),
     (dict(solver='em', smoothing=0.1), 'smoothing=0.1'),
     (dict(solver='em', smoothing='auto'), "smoothing='auto'"),
     (dict(solver='em', paper_options=PaperOptions.paper()), 'paper_options'),
@@ -157,3 +159,26 @@ def test_em_reads_tables_as_they_come():
     assert abs(conditional.sample(2000, random_state=2)[0]['mass_g'].mean() - 5000) < 100
     twice = RAD(4, solver='em', local=False, shape=None, random_state=0).fit(frame, sample_weight=np.full(n, 2.0))
     assert twice.n_samples_seen_ == n and np.isfinite(twice.score(frame))
+
+
+def _two_many_category_columns(n=600, k=20, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, k, n)
+    return pd.DataFrame({'x': rng.normal(size=n) + (a % 2), 'y': rng.normal(size=n),
+                         'a': pd.Categorical(a), 'b': pd.Categorical((a + rng.integers(0, 2, n)) % k)})
+
+
+def test_auto_solver_takes_the_em_where_two_category_columns_hold_many_pairs(monkeypatch):
+    X = _two_many_category_columns()
+    assert RAD(local=False, random_state=0).fit(X).solver_ == 'radon'  # 20 x 20 categories: the Radon solve
+    monkeypatch.setattr(steps, '_PAIR_VALUES', 100)  # now past the bound: the dictionary EM
+    est = RAD(local=False, random_state=0).fit(X)
+    assert est.solver == 'auto' and est.solver_ == 'em' and not hasattr(est, 'pairs_')
+    assert np.isfinite(est.score_samples(X)).all()
+    assert RAD(local=False, solver='radon', n_init=1, random_state=0).fit(X).solver_ == 'radon'  # as set
+    assert RAD(local=False, smoothing=0.05, n_init=1, random_state=0).fit(X).solver_ == 'radon'  # the EM refuses smoothing
+    rad = RAD(random_state=0).fit(X)  # the whole default pipeline: an EM fit, so no EM twin and no EM alternative
+    assert rad.solver_ == 'em' and rad.global_.solver_ == 'em' and rad.em_frame_ is None and rad.em_fit_ is None
+    stream = RAD(local=False, random_state=0).partial_fit(X[:400])  # a stream: its first chunk decides, and it keeps that
+    assert stream.solver_ == 'em' and stream.partial_fit(X[400:]).solver_ == 'em'
+    assert RAD(local=False, random_state=0).partial_fit(X.to_numpy(float)).solver_ == 'radon'  # an array: no categories
