@@ -15,8 +15,8 @@ from .kernel import kernel_frames, _kernel_columns, _too_few, _KERNEL_MIN_ROWS
 from .shape import _ROTATIONS, _CV_HELD, _CV_FOLDS, _STACKED
 
 # %% auto #0
-__all__ = ['OutOfFold', 'Kept', 'kept_steps', 'cross_fitted_rows', 'fit_by_em', 'stack_shares', 'judge_folds', 'shape_fold_rows',
-           'fit_independent', 'with_stack']
+__all__ = ['OutOfFold', 'Kept', 'kept_steps', 'cross_fitted_rows', 'fit_by_em', 'stack_shares', 'judge_folds', 'judge_fitted',
+           'shape_fold_rows', 'fit_independent', 'with_stack']
 
 # %% ../nbs/03k_stack.ipynb #a05d0f28
 _CROSS_FOLDS = 3  # the cross-fitted judge's folds ...
@@ -45,8 +45,13 @@ def kept_steps(fit) -> Kept:
     if isinstance(fit, LocalFit): return Kept(fit.twin is not None, bool(fit.parts), fit.gauss is not None)
     return Kept(fit.em_frame_ is not None, bool(fit.parts_), fit.gaussian_ is not None)
 
+def _judge_fold(n: int, folds: int, random_state=None) -> np.ndarray:
+    "Each of `n` rows' fold among the cross-fitted judge's `folds`, cut at random by `random_state` (an int)."
+    return np.random.default_rng(random_state).permutation(n) % folds
+
 def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLDS, random_state=None, shape='auto',
-                      em: bool = False, em_shape='auto', kept: Kept = Kept(), em_kept: Kept = Kept()) -> OutOfFold:
+                      em: bool = False, em_shape='auto', kept: Kept = Kept(), em_kept: Kept = Kept(),
+                      fitted: int = None) -> OutOfFold:
     """Every row of `X` (weighted by `sample_weight`) scored out of fold (an `OutOfFold`): by RAD's fit before kernel
     frames (`rad`: `fit_local` with keep='auto', then `with_gaussian`, of a clone of the RAD `estimator`), by kernel
     frames (`kernel`), by Gaussian frames sized by BIC (`bic`, `gaussian_by_bic` over the same columns as the kernel's)
@@ -59,12 +64,12 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be
     fitted (a `ValueError`) or cannot score some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
-    entries stay 0)."""
+    entries stay 0), nor, with `fitted`, those of the folds after the first `fitted` (`_judge_fold`), whose fits are not made."""
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    fold = np.random.default_rng(random_state).permutation(n) % folds
+    fold = _judge_fold(n, folds, random_state)
     rows, k_rows, e_rows, b_rows = np.zeros(n), np.zeros(n), np.zeros(n) if em else None, np.zeros(n)
-    for f in range(folds):
+    for f in range(folds if fitted is None else fitted):
         mine = fold == f
         X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
         def fitted(steps: Kept, **params):  # None where the fold's rows cannot be fitted (a ValueError, as for a twin)
@@ -175,6 +180,10 @@ def judge_folds(n: int) -> int:
     "How many folds the cross-fitted judge cuts `n` rows (of positive weight) into: two from `_TWO_FOLD_ROWS`, else 3."
     return 2 if n >= _TWO_FOLD_ROWS else _CROSS_FOLDS
 
+def judge_fitted(folds: int) -> int:
+    "How many of its `folds` the cross-fitted judge fits: one of two (the rows split in halves once, one half judges), else all."
+    return 1 if folds == 2 else folds
+
 def shape_fold_rows(one, X, sample_weight=None):
     """On a small table, where the kernel frames were judged on the folds the shape step of the fitted one frame `one`
     scored its winner on (`with_kernel`'s 'folds'), every row those folds scored, out of fold, as an `OutOfFold` (`rad`:
@@ -218,7 +227,8 @@ def fit_independent(estimator, X, sample_weight=None, random_state=None):
 
 def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
     """`fit` (what `with_kernel` returns for the rows `X`, weighted by `sample_weight`, from the RAD `estimator`) with
-    its last shares chosen on every row out of fold (`cross_fitted_rows` in `judge_folds` folds, which try only the
+    its last shares chosen on every row out of fold (`cross_fitted_rows` in `judge_folds` folds, of which it fits
+    `judge_fitted`: from 500 rows one of two, so half the rows judge; the folds try only the
     steps that `fit` and the EM's fit kept, `kept_steps`): RAD's fit, RAD fitted by its dictionary EM (`fit_by_em`,
     where the EM allows the settings and reads the columns alike), Gaussian frames sized by BIC
     (`gaussian_by_bic`) and the kernel frames side by side at the shares those rows choose together (`stack_shares`),
@@ -257,12 +267,14 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
                if getattr(one, 'solver_', 'radon') == 'radon' else None)  # a fit by the EM already: no alternative
         if alt is not None and not _same_values(alt, one): alt = None
         if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
+        fitted = judge_fitted(folds)
         crossed = cross_fitted_rows(estimator, X, sample_weight, folds, one.random_state,
                                     shape=fresh(_frame_kind(one)),
                                     em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)),
-                                    kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt))
+                                    kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt), fitted=fitted)
         if crossed is None: return fit
-        index, judge = np.arange(len(Z)), 'cross-fitted'
+        index, judge = np.flatnonzero(_judge_fold(len(Z), folds, one.random_state) < fitted), 'cross-fitted'
+        crossed = OutOfFold(*[None if a is None else a[index] for a in crossed])  # the rows the fitted folds scored
     names = [name for name in OutOfFold._fields if getattr(crossed, name) is not None]  # RAD's own first
     v = w[index] > 0  # rows of weight 0 count for nothing (nor in the halves of the gain)
     L, u = np.column_stack([getattr(crossed, name) for name in names])[v], w[index][v]
