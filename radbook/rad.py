@@ -477,13 +477,13 @@ class RAD(BasePairwiseDensity):
         keep every request exact). For the paper's model use local=False.
     solver : {'auto', 'radon', 'em'}, default='auto'
         How the mixture is fitted. 'auto': 'radon', but 'em' where two category columns hold more than 10,000 pairs of
-        the categories seen (`auto_solver`, notebook `03d_steps`) and the EM takes the other settings; each category is a
-        point mass, and such a pair's Radon operators would grow with that product (dates or names stored as text: two
-        columns of about 500 categories made a 700-row fit take 137 s), where the EM's work grows with their sum.
-        `solver_` says which one a fit took. 'radon', the paper's: to the 1-D histograms of random projections of every pair of
-        columns, counted over every row in a second data pass, from the dictionary EM's mixture and random starts. 'em':
-        that dictionary EM's mixture itself (notebook `03h_em`), fitted by likelihood on the summary's sample (at most
-        40,000 rows) without the held-out rows (the shape map too), which stop each EM and choose the rank of
+        the categories seen (`auto_solver`, notebook `03d_steps`) and the EM takes the other settings; each category is
+        a point mass, and such a pair's Radon operators would grow with that product (dates or names stored as text:
+        two columns of about 500 categories made a 700-row fit take 137 s under a profiler), where the EM's work grows
+        with their sum. `solver_` says which one a fit took. 'radon', the paper's: to the 1-D histograms of random
+        projections of every pair of columns, counted over every row in a second data pass, from the dictionary EM's
+        mixture and random starts. 'em': that dictionary EM's mixture itself (notebook `03h_em`), fitted by likelihood
+        on the summary's sample (at most 40,000 rows) without the held-out rows (the shape map too), which stop each EM and choose the rank of
         `n_components_grid` (or take `n_components`): `rank_scores_` and `validation_curve_` (per EM iteration) hold their
         mean log-likelihood in the table's units, `n_iter_` is the iterate kept (with validation_fraction=0 the EM holds out
         a fifth of its rows itself). One data pass and no projections (`pairs_`, `directions_`, `n_bins_`, `bin_lo_`
