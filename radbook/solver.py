@@ -68,6 +68,7 @@ class _Block:
         return out
 
 _BLOCK_OVERHEAD = 3e5  # the cost of one more block per evaluation (Python and numpy calls), in multiply-adds
+_BUCKET_SHARE = 0.25  # `RadonLoss.project` groups features where that sorts at most this share of the padded entries
 
 def _padded_sizes(n_atoms, pairs, n_bins: int, form: str, n_sets: int = 8) -> np.ndarray:
     "Per feature, the dictionary size to pad to: sizes merge into larger ones while fewer, larger blocks cost less."
@@ -116,7 +117,11 @@ class RadonLoss:
         self.Rs = Rs if isinstance(Rs, Sequence) else list(Rs)     # (M, I, Lj, Lk) each, shared by the pairs of `group`
         self.n_bins = int(np.prod(np.shape(self.Rs[0])[:2]))      # M * I rows of every operator
         self.smoothing = 0.0  # weight of the ridge penalty pulling every column of B_n towards uniform weights
-        sizes = _padded_sizes(self.n_atoms, self.pairs, self.n_bins, form)[self.pairs]
+        padded = _padded_sizes(self.n_atoms, self.pairs, self.n_bins, form)
+        sizes = padded[self.pairs]
+        buckets = [(np.flatnonzero(padded == Lb), int(Lb)) for Lb in np.unique(padded)]  # features by padded size
+        work = sum(len(idx) * Lb for idx, Lb in buckets)  # projecting each group over its own atoms, against all over L
+        self._buckets = buckets if work <= _BUCKET_SHARE * len(padded) * L else None
         ys = [self._check_target(y) for y in ys]
         adj = [[None] * len(self.pairs) for _ in ys]  # per target and pair: R^T y, filled while the operators are read
         def on_operator(b, g, R):
@@ -232,9 +237,19 @@ class RadonLoss:
         return (float(loss[0]), (gB[0], glam[0])) if single else (loss, (gB, glam))
 
     def project(self, params) -> tuple:
-        "Project `(B, lam)` (or a batch of them) onto the constraints: simplex columns of every `B_n` (padding at zero) and simplex `lam`."
+        """Project `(B, lam)` (or a batch of them) onto the constraints: simplex columns of every `B_n` (padding at zero)
+        and simplex `lam`. Features are projected in groups of the same padded size (the blocks' sizes), each only
+        over its own atoms, where that sorts at most a quarter of the padded entries (`_BUCKET_SHARE`): where one
+        column has far more atoms than the rest (a category column of hundreds of values), the others' projections then
+        do not sort its padding. Each column's projection is the same to the bit either way."""
         B, lam = params
-        return project_simplex(B, axis=B.ndim - 2, mask=self.mask[:, :, None]), project_simplex(lam, axis=-1)
+        buckets = getattr(self, '_buckets', None)
+        if buckets is None or len(buckets) == 1:
+            return project_simplex(B, axis=B.ndim - 2, mask=self.mask[:, :, None]), project_simplex(lam, axis=-1)
+        out = np.zeros(np.shape(B))
+        for idx, Lb in buckets:
+            out[..., idx, :Lb, :] = project_simplex(B[..., idx, :Lb, :], axis=B.ndim - 2, mask=self.mask[idx, :Lb, None])
+        return out, project_simplex(lam, axis=-1)
 
 # %% ../nbs/03c_solver.ipynb #662311b3
 def random_start(loss: RadonLoss, n_components: int, random_state=None) -> tuple:
