@@ -561,7 +561,9 @@ class RAD(BasePairwiseDensity):
         Iterations of the longest final run (its chosen iterations on the training counts plus the refit's); with
         solver='em', the EM's iterate kept.
     solver_ : str
-        The solver the fit took: 'radon' or 'em' (`solver`, 'auto' resolved).
+        The solver the fit took: 'radon' or 'em' (`solver`, 'auto' resolved; for `partial_fit`, on the first chunk, and
+        only a DataFrame's rows take 'em' there). A fit the shape step made at rank one, in closed form, keeps the name
+        of the solver it would have used.
     converged_ : bool
         Whether every final run stopped on its criterion rather than on `max_iter` (solver='em': the EM on its held-out
         rows rather than on its cap).
@@ -924,9 +926,9 @@ class RAD(BasePairwiseDensity):
         if self.local is True: raise ValueError("partial_fit fits one frame: local=True needs fit on rows in memory; use local=False or 'auto'.")
         check_option('solver', self.solver, _SOLVERS)
         stream = getattr(self, '_stream', None)
-        if stream is None:  # the first chunk: 'auto' resolved on its rows
+        if stream is None:  # the first chunk: 'auto' resolved on its rows (a DataFrame's; arrays and chunks take 'radon')
             Z, columns = read_table(X) if self.solver == 'auto' and is_frame(X) else (None, None)
-            solver = self._solver_for(Z, None if sample_weight is None else np.asarray(sample_weight, dtype=float), columns)
+            solver = self._solver_for(Z, None if Z is None else self._sample_weight(sample_weight, Z), columns)
         else:
             solver = 'em' if isinstance(stream, _EMStream) else 'radon'
             if self.solver not in ('auto', solver):

@@ -51,7 +51,7 @@ def _judge_fold(n: int, folds: int, random_state=None) -> np.ndarray:
 
 def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLDS, random_state=None, shape='auto',
                       em: bool = False, em_shape='auto', kept: Kept = Kept(), em_kept: Kept = Kept(),
-                      fitted: int = None) -> OutOfFold:
+                      n_fitted: int = None) -> OutOfFold:
     """Every row of `X` (weighted by `sample_weight`) scored out of fold (an `OutOfFold`): by RAD's fit before kernel
     frames (`rad`: `fit_local` with keep='auto', then `with_gaussian`, of a clone of the RAD `estimator`), by kernel
     frames (`kernel`), by Gaussian frames sized by BIC (`bic`, `gaussian_by_bic` over the same columns as the kernel's)
@@ -64,12 +64,13 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     `_KERNEL_MIN_ROWS` complete rows of positive weight), cannot be
     fitted (a `ValueError`) or cannot score some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
-    entries stay 0), nor, with `fitted`, those of the folds after the first `fitted` (`_judge_fold`), whose fits are not made."""
+    entries stay 0), nor, with `n_fitted`, those of the folds after the first `n_fitted` (`_judge_fold`), whose fits are
+    not made."""
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     fold = _judge_fold(n, folds, random_state)
     rows, k_rows, e_rows, b_rows = np.zeros(n), np.zeros(n), np.zeros(n) if em else None, np.zeros(n)
-    for f in range(folds if fitted is None else fitted):
+    for f in range(folds if n_fitted is None else n_fitted):
         mine = fold == f
         X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
         def fitted(steps: Kept, **params):  # None where the fold's rows cannot be fitted (a ValueError, as for a twin)
@@ -109,7 +110,8 @@ def fit_by_em(estimator, X, sample_weight=None, random_state=None, shape='auto')
     """The RAD `estimator` (solver 'radon' or 'auto') fitted to the rows `X` by its dictionary EM instead (solver='em'), with every
     step before kernel frames (`fit_local` with keep='auto', then `with_gaussian`), in the map the `shape` setting
     makes ('auto' chooses it; `with_stack` gives the one frame's, `_frame_kind`, chosen once): a fitted estimator, or
-    None where the EM would refuse its settings (`_em_allowed`) or cannot fit the rows (a `ValueError`)."""
+    None where the estimator's solver is already 'em', where the EM would refuse its settings (`_em_allowed`) or where
+    it cannot fit the rows (a `ValueError`)."""
     if getattr(estimator, 'solver', 'radon') == 'em' or not _em_allowed(estimator): return None
     est = clone(estimator).set_params(solver='em', verbose=0, random_state=random_state, shape=shape)
     try: return est._take(with_gaussian(fit_local(est, X, sample_weight, keep='auto'), X, sample_weight))
@@ -227,10 +229,11 @@ def fit_independent(estimator, X, sample_weight=None, random_state=None):
 
 def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit:
     """`fit` (what `with_kernel` returns for the rows `X`, weighted by `sample_weight`, from the RAD `estimator`) with
-    its last shares chosen on every row out of fold (`cross_fitted_rows` in `judge_folds` folds, of which it fits
-    `judge_fitted`: from 500 rows one of two, so half the rows judge; the folds try only the
+    its last shares chosen on rows out of fold (`cross_fitted_rows` in `judge_folds` folds, of which it fits
+    `judge_fitted`: every row judges, or from 500 rows the half that one split left out; the folds try only the
     steps that `fit` and the EM's fit kept, `kept_steps`): RAD's fit, RAD fitted by its dictionary EM (`fit_by_em`,
-    where the EM allows the settings and reads the columns alike), Gaussian frames sized by BIC
+    where the EM allows the settings and reads the columns alike, and the fit is not an EM fit already, `solver_`;
+    the folds then fit by the EM too), Gaussian frames sized by BIC
     (`gaussian_by_bic`) and the kernel frames side by side at the shares those rows choose together (`stack_shares`),
     kept where that mixture beats RAD's fit with each half of the rows scored at the shares fitted on the other
     (`_joint_gain`), RAD's own share at least `_MIN_SHARE`: `fit.kernel` at `fit.kernel_share`, `fit.alt` at
@@ -268,10 +271,11 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
         if alt is not None and not _same_values(alt, one): alt = None
         if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
         fitted = judge_fitted(folds)
-        crossed = cross_fitted_rows(estimator, X, sample_weight, folds, one.random_state,
+        judged = estimator if getattr(one, 'solver_', 'radon') == 'radon' else clone(estimator).set_params(solver='em')
+        crossed = cross_fitted_rows(judged, X, sample_weight, folds, one.random_state,  # the folds by the fit's own solver
                                     shape=fresh(_frame_kind(one)),
                                     em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)),
-                                    kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt), fitted=fitted)
+                                    kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt), n_fitted=fitted)
         if crossed is None: return fit
         index, judge = np.flatnonzero(_judge_fold(len(Z), folds, one.random_state) < fitted), 'cross-fitted'
         crossed = OutOfFold(*[None if a is None else a[index] for a in crossed])  # the rows the fitted folds scored

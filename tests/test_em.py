@@ -177,8 +177,14 @@ def test_auto_solver_takes_the_em_where_two_category_columns_hold_many_pairs(mon
     assert np.isfinite(est.score_samples(X)).all()
     assert RAD(local=False, solver='radon', n_init=1, random_state=0).fit(X).solver_ == 'radon'  # as set
     assert RAD(local=False, smoothing=0.05, n_init=1, random_state=0).fit(X).solver_ == 'radon'  # the EM refuses smoothing
+    import radbook.stack as st
+    judged, inner = [], st.cross_fitted_rows
+    monkeypatch.setattr(st, 'cross_fitted_rows', lambda est, *a, **k: judged.append(est.solver) or inner(est, *a, **k))
     rad = RAD(random_state=0).fit(X)  # the whole default pipeline: an EM fit, so no EM twin and no EM alternative
     assert rad.solver_ == 'em' and rad.global_.solver_ == 'em' and rad.em_frame_ is None and rad.em_fit_ is None
+    assert rad.kernel_judge_ == 'cross-fitted' and judged == ['em']  # the judge's folds fit by the EM too, as set
+    with pytest.raises(ValueError, match='sample_weight'):  # a first chunk's weights are checked before they are read
+        RAD(local=False, random_state=0).partial_fit(X[:400], sample_weight=np.ones(3))
     stream = RAD(local=False, random_state=0).partial_fit(X[:400])  # a stream: its first chunk decides, and it keeps that
     assert stream.solver_ == 'em' and stream.partial_fit(X[400:]).solver_ == 'em'
     assert RAD(local=False, random_state=0).partial_fit(X.to_numpy(float)).solver_ == 'radon'  # an array: no categories

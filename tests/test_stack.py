@@ -315,7 +315,7 @@ def test_the_judge_cuts_two_folds_from_500_rows(monkeypatch):
     # on 500 rows or more (of positive weight) the cross-fitted judge's folds are two, below that three
     import radbook.stack as st
     seen = []
-    monkeypatch.setattr(st, 'cross_fitted_rows', lambda est, X, w, folds, *a, **k: seen.append((folds, k['fitted'])))  # None: the fit stands
+    monkeypatch.setattr(st, 'cross_fitted_rows', lambda est, X, w, folds, *a, **k: seen.append((folds, k['n_fitted'])))  # None: the fit stands
     X = np.random.default_rng(0).normal(size=(500, 2)) @ np.array([[1.0, 0.8], [0.0, 0.6]])
     for n, w in ((500, None), (499, None), (500, np.r_[0.0, np.ones(499)])):
         RAD(random_state=0).fit(X[:n], sample_weight=w)
@@ -323,10 +323,10 @@ def test_the_judge_cuts_two_folds_from_500_rows(monkeypatch):
 
 
 def test_the_judge_fitting_one_fold_scores_that_fold_as_all_folds_would(small):
-    # fitted=1: only the first fold's fits are made; its rows score as in the full cross-fit, the other fold's stay 0
+    # n_fitted=1: only the first fold's fits are made; its rows score as in the full cross-fit, the other fold's stay 0
     from radbook.stack import cross_fitted_rows, _judge_fold
     full = cross_fitted_rows(RAD(random_state=0), small, folds=2, random_state=0)
-    half = cross_fitted_rows(RAD(random_state=0), small, folds=2, random_state=0, fitted=1)
+    half = cross_fitted_rows(RAD(random_state=0), small, folds=2, random_state=0, n_fitted=1)
     first = _judge_fold(len(small), 2, 0) == 0
     for a, b in zip(full, half):
         if a is None: assert b is None; continue
