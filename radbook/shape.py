@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 import numpy as np
 from scipy.optimize import minimize_scalar
+from scipy.linalg import lapack
 from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, peel_heavy
 from .tables import robust_scale, standardize
@@ -20,8 +21,9 @@ from .independent import independent_fit
 from .solver import _COEF_FLOOR, floor_factors
 
 # %% auto #0
-__all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'ica_rotation',
-           'ShapedDensity', 'shape_step', 'shape_scores', 'cv_shape_scores', 'choose_shape', 'table_shape']
+__all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'fastica_unmixing',
+           'ica_rotation', 'ShapedDensity', 'shape_step', 'shape_scores', 'cv_shape_scores', 'choose_shape',
+           'table_shape']
 
 # %% ../nbs/03f_shape.ipynb #10ee3c78
 def yeo_johnson(u, lam) -> np.ndarray:
@@ -206,19 +208,43 @@ def fit_shape(X, columns, kind: str = 'columns', whiten=None, sample_weight=None
 
 _ICA_ROWS = 10_000  # ica_rotation: FastICA sees at most this many rows
 
+def fastica_unmixing(Z, random_state=None, max_iter: int = 400, tol: float = 1e-4) -> np.ndarray:
+    r"""FastICA's unmixing matrix $W$ (`(d, d)`) of the whitened rows `Z` (n, d): the parallel fixed point with the log
+    cosh contrast, $W \leftarrow (WW^\top)^{-1/2}W$ after each step $W \leftarrow \frac1n\tanh(WZ^\top)Z -
+    \mathrm{diag}\big(\frac1n\sum_i (1-\tanh^2(WZ^\top))_{\cdot i}\big)W$, from a standard normal start drawn by
+    `random_state`, until $\max_c\,\big||\langle w'_c, w_c\rangle| - 1\big| <$ `tol` or `max_iter` steps. The
+    arithmetic of scikit-learn's `FastICA(whiten=False, max_iter=max_iter, tol=tol, random_state=random_state)
+    .fit(Z).components_`, to the bit (a check below), without its validation and with LAPACK's `dsyevr` called
+    directly: the rotation step fits it several times per table, 400 steps each on small tables (where it seldom
+    converges), and there its overhead was most of its cost."""
+    X = np.asarray(Z, dtype=float).T
+    d, n = X.shape
+    W = np.asarray(check_random_state(random_state).normal(size=(d, d)), dtype=float)
+    lwork, liwork = lapack.dsyevr_lwork(d, lower=1)[:2]
+    def decorrelate(W):  # (W W^T)^{-1/2} W, as scikit-learn's _sym_decorrelation (scipy's eigh: dsyevr)
+        s, u, *_, info = lapack.dsyevr(np.dot(W, W.T), compute_v=1, lower=1, overwrite_a=0, lwork=lwork, liwork=liwork)
+        if info != 0: raise np.linalg.LinAlgError(f"FastICA's symmetric decorrelation failed (dsyevr info {info}).")
+        s = np.clip(s, a_min=np.finfo(float).tiny, a_max=None)
+        return np.dot(u * (1.0 / np.sqrt(s)), np.dot(u.T, W))
+    W = decorrelate(W)
+    for _ in range(max_iter):
+        g = np.tanh(np.dot(W, X))
+        W1 = decorrelate(np.dot(g, X.T) / float(n) - (1 - g ** 2).mean(axis=1)[:, None] * W)
+        lim = max(abs(abs(np.einsum("ij,ij->i", W1, W)) - 1))
+        W = W1
+        if lim < tol: break
+    return W
+
 def ica_rotation(Z, weights=None, random_state=0) -> np.ndarray:
     r"""The rotation $R$ (orthogonal, `(d, d)`) that makes the coordinates of the whitened rows `Z` (n, d) most
     independent: FastICA's unmixing matrix (scikit-learn, `whiten=False`, negentropy by log cosh) on at most 10,000 of
-    them, drawn in proportion to `weights` when those differ, then made exactly orthogonal (its polar factor)."""
-    from sklearn.decomposition import FastICA
-    from sklearn.exceptions import ConvergenceWarning
+    them, drawn in proportion to `weights` when those differ, then made exactly orthogonal (its polar factor). An
+    unconverged unmixing (after 400 steps) is still a rotation: the shape step's score judges it."""
     rng = check_random_state(random_state)
     w = None if weights is None else np.asarray(weights, dtype=float)
     if w is not None and np.ptp(w) > 0: Z = Z[rng.choice(len(Z), min(len(Z), _ICA_ROWS), p=w / w.sum())]
     elif len(Z) > _ICA_ROWS: Z = Z[rng.choice(len(Z), _ICA_ROWS, replace=False)]
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore', ConvergenceWarning)  # an unconverged unmixing is still a rotation: the score judges it
-        R = FastICA(whiten=False, max_iter=400, random_state=rng.randint(2**31 - 1)).fit(Z).components_
+    R = fastica_unmixing(Z, rng.randint(2**31 - 1), max_iter=400)
     U, _, Vt = np.linalg.svd(R)
     return U @ Vt
 
