@@ -78,7 +78,7 @@ def em_step(dens, weights, coefs, n_models: int = 1) -> tuple:
     for (E, _), B, m in zip(dens, coefs, mixed):
         S = B * (E.T @ (resp / m))                               # sum_i P(h = r | x_i) P(atom l | x_in, h = r)
         total = S.sum(axis=0, keepdims=True)
-        new_coefs.append(np.where(total > 0, S / np.maximum(total, _TINY), B))  # an emptied component keeps its column
+        new_coefs.append(np.where(total > _TINY, S / np.maximum(total, _TINY), B))  # an emptied component keeps its column
     return new_weights, new_coefs, ll.mean(axis=0)[:, 0]
 
 # %% ../nbs/05_baselines.ipynb #bbed344c

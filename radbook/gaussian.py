@@ -215,8 +215,8 @@ def _rest_step(factors, coefs, R) -> list:
         else:
             mix = phi @ B                                                                   # (rows, k)
             S = B * (phi.T @ (R[seen] / np.maximum(mix, 1e-300)))
-        total = S.sum(axis=0, keepdims=True)
-        out.append(np.where(total > 0, S / np.maximum(total, 1e-300), B))
+        total = S.sum(axis=0, keepdims=True)  # a component with (next to) no rows keeps its column: below 1e-300 the
+        out.append(np.where(total > 1e-300, S / np.maximum(total, 1e-300), B))  # division would not make it sum to 1
     return out
 
 # %% ../nbs/03i_gaussian.ipynb #d3f2461c

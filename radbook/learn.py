@@ -134,7 +134,7 @@ def tied_m_step(Z, atoms, resp, E, M, coefs, floors, row_weights=None, prior: fl
         Q = R32 / M[n]
         S = coefs[n] * (E[n] @ Q.T) + prior
         total = S.sum(axis=0, keepdims=True)
-        new_coefs.append(np.where(total > 0, S / np.maximum(total, _TINY), coefs[n]))
+        new_coefs.append(np.where(total > _TINY, S / np.maximum(total, _TINY), coefs[n]))  # (next to) no rows: kept
         (_, n_norm, is_norm), (_, n_lap, is_lap), _ = _kind_rows(kinds)
         if not n_norm + n_lap:  # point masses alone: nothing moves
             new_atoms.append((kinds, locs.copy(), scales.copy()))
