@@ -365,7 +365,8 @@ def arf_scores(fit, held, seed: int = 0):
     from arfpy import arf
     A, B, discrete = _encode(fit, held)
     if np.isnan(B).any(): raise ValueError("ARF (arfpy) cannot score held-out rows with missing entries.")
-    columns = list(fit.columns) if hasattr(fit, 'columns') else list(range(A.shape[1]))
+    columns = [f'x{j}' for j in range(A.shape[1])]  # neutral names: arfpy adds its own columns ('tree', 'leaf', ...) and
+    # fails on a table that has one of those names (geepack's sitka89 has a 'tree')
     fa, fb = _arf_frame(fit, discrete, columns).dropna(), _arf_frame(held, discrete, columns)
     np.random.seed(seed)  # arfpy draws its synthetic rows from numpy's global generator
     model = arf.arf(x=fa, num_trees=30, verbose=False, random_state=seed)
