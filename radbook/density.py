@@ -173,11 +173,25 @@ class TableDensityMixin:
         are not all integers) gets the share of the `unseen` pseudo-count (`unseen_terms`), with a warning that names the
         column and the value; a value with no unseen mass (a non-integer value of an integer column, a boolean's third
         value, or `unseen=None`) gets -inf, with that warning. A row with every entry missing scores 0.0: the log of the
-        marginal over no columns, probability 1."""
+        marginal over no columns, probability 1. A row that misses some but not all of the columns a fitted map
+        whitens together has no exact density: refused, naming the columns and the map (`_whole_rows`)."""
         check_is_fitted(self)
         if is_dask_array(X):
             return _dask_rows(X).map_blocks(self.score_samples, drop_axis=1, dtype=float)
-        return _log_density(self.density_, *self._unseen(X))
+        read = self._unseen(X)
+        self._whole_rows(read[0])
+        return _log_density(self.density_, *read)
+
+    def _whole_rows(self, Z):
+        """Refuse rows of `Z` (the density's coding, NaN = missing) whose observed columns hold some but not all of
+        the columns a fitted map whitens together, as `_whole_group` refuses a marginal: naming the columns and the
+        fit (the one frame, a local part, an EM twin, RAD fitted by its EM beside it) whose map whitens them."""
+        seen = ~np.isnan(np.asarray(Z, dtype=float))
+        partial = seen.any(axis=1) & ~seen.all(axis=1)
+        if not partial.any(): return
+        patterns, counts = np.unique(seen[partial], axis=0, return_counts=True)
+        for pattern, count in zip(patterns, counts):
+            self._whole_group([int(n) for n in np.flatnonzero(pattern)], f"The density of {count} row(s) observed")
 
     def score(self, X, y=None):
         """Mean log density of the rows of `X` (as `GaussianMixture.score`); `y` is ignored."""

@@ -145,7 +145,8 @@ class Shape:
         features = [int(n) for n in features]
         inside = [g for g in self.group.tolist() if g in features]
         if inside and len(inside) < len(self.group):
-            raise ValueError(f"Columns {self.group.tolist()} are whitened together (the fitted shape_ rotates them), so a density over "
+            raise ValueError(f"Columns {self.group.tolist()} are whitened together (a map of the fit rotates them: its shape_, or "
+                             "that of a local part, an EM twin or an EM fit stacked beside it), so a density over "
                              f"{features} that holds only {inside} of them has no exact form; take all of them or none, "
                              "or fit with shape='columns' (per-column transforms keep every marginal exact).")
         pos = {n: i for i, n in enumerate(features)}
@@ -267,7 +268,8 @@ class ShapedDensity:
         split = self.shape.split_group(~np.isnan(X))
         if split.any():
             raise ValueError(f"{int(split.sum())} row(s) miss some but not all of the whitened columns "
-                             f"{self.shape.group.tolist()} (the fitted shape_ rotates them together): their density has no exact form. Give all of "
+                             f"{self.shape.group.tolist()} (a map of the fit rotates them together: its shape_, or that of a local part, "
+                             "an EM twin or an EM fit stacked beside it): their density has no exact form. Give all of "
                              "them or none, or fit with shape='columns' (per-column transforms keep missing entries exact).")
         return X
 

@@ -157,6 +157,9 @@ def test_a_kept_twin_that_whitens_names_itself(monkeypatch):
     assert rad.em_frame_ is not None and rad.em_weight_ == 0.5 and len(rad.em_frame_.shape_.group) == 3
     with pytest.raises(ValueError, match='whitened together.*em_frame_'):
         rad.marginal([0])
+    holed = X[:2].copy(); holed[:, 0] = np.nan  # a row missing part of the twin's group: refused, naming the twin too
+    with pytest.raises(ValueError, match=r"2 row\(s\) observed over 1, 2 .*whitened together.*em_frame_"):
+        rad.score_samples(holed)
     assert np.isclose(rad.marginal([0, 1, 2]).pdf(X[:5]), np.exp(rad.score_samples(X[:5]))).all()
     import pickle
     again = pickle.loads(pickle.dumps(rad))
