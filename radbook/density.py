@@ -186,12 +186,16 @@ class TableDensityMixin:
         """Refuse rows of `Z` (the density's coding, NaN = missing) whose observed columns hold some but not all of
         the columns a fitted map whitens together, as `_whole_group` refuses a marginal: naming the columns and the
         fit (the one frame, a local part, an EM twin, RAD fitted by its EM beside it) whose map whitens them."""
+        groups = [g for g in (np.asarray(getattr(getattr(f, 'shape_', None), 'group', ()), dtype=np.intp)
+                              for f, _ in self._whitening_fits()) if len(g)]
+        if not groups: return  # nothing whitened: every row scores exactly
         seen = ~np.isnan(np.asarray(Z, dtype=float))
-        partial = seen.any(axis=1) & ~seen.all(axis=1)
-        if not partial.any(): return
-        patterns, counts = np.unique(seen[partial], axis=0, return_counts=True)
-        for pattern, count in zip(patterns, counts):
-            self._whole_group([int(n) for n in np.flatnonzero(pattern)], f"The density of {count} row(s) observed")
+        split = np.zeros(len(seen), bool)
+        for g in groups: split |= seen[:, g].any(axis=1) & ~seen[:, g].all(axis=1)
+        if split.any():
+            first = int(np.flatnonzero(split)[0])
+            self._whole_group([int(n) for n in np.flatnonzero(seen[first])],
+                              f"{int(split.sum())} row(s) miss part of a whitened group; the density of the first, observed")
 
     def score(self, X, y=None):
         """Mean log density of the rows of `X` (as `GaussianMixture.score`); `y` is ignored."""
@@ -255,6 +259,18 @@ class TableDensityMixin:
         or in local frames a part's, `parts_`, or the one frame's kept beside them, `global_`, its EM twin,
         `em_frame_`, or Gaussian frames, `gaussian_` or `gaussian_bic_`, or kernel frames, `kernel_`, or RAD at rank one,
         `independent_`; or RAD fitted by its EM beside them, `em_fit_`), naming them: their density has no exact form."""
+        for fit, why in self._whitening_fits():
+            group = getattr(getattr(fit, 'shape_', None), 'group', ())
+            inside = [int(g) for g in group if int(g) in features]
+            if inside and len(inside) < len(group):
+                name = lambda ns: ', '.join(self._feature_name(int(n)) for n in ns)
+                raise ValueError(f"{what} over {name(features)} holds {name(inside)} but not all of the columns whitened together "
+                                 f"({name(group)}; {why}): it has no exact form. Ask for all of them or none, or fit with "
+                                 "local=False and shape='columns' (per-column maps keep every marginal and conditional exact) "
+                                 "or shape=None.")
+
+    def _whitening_fits(self) -> list:
+        "`(fit, why)` for each fit in the density whose `shape_` may whiten columns together, and how to name it."
         fits = [(self, f"the fit with shape={getattr(self, 'shape', None)!r} whitened them, shape_ holds the map")]
         fits += [(p, f"part {c} of the fit with local={getattr(self, 'local', None)!r} whitened them in its own frame")
                  for c, p in enumerate(getattr(self, 'parts_', None) or [])]
@@ -275,15 +291,7 @@ class TableDensityMixin:
                      for f in [em, getattr(em, 'global_', None)] + list(getattr(em, 'parts_', None) or []) if f is not None]
         if twin is not None and frame:
             fits.append((twin, "the one frame's EM twin (em_frame_, kept beside it under local='auto') whitened them"))
-        for fit, why in fits:
-            group = getattr(getattr(fit, 'shape_', None), 'group', ())
-            inside = [int(g) for g in group if int(g) in features]
-            if inside and len(inside) < len(group):
-                name = lambda ns: ', '.join(self._feature_name(int(n)) for n in ns)
-                raise ValueError(f"{what} over {name(features)} holds {name(inside)} but not all of the columns whitened together "
-                                 f"({name(group)}; {why}): it has no exact form. Ask for all of them or none, or fit with "
-                                 "local=False and shape='columns' (per-column maps keep every marginal and conditional exact) "
-                                 "or shape=None.")
+        return fits
 
     def conditional(self, given: dict):
         """The fitted density of the other columns given observed values, exactly: `given` maps columns (indices or

@@ -215,9 +215,11 @@ def fastica_unmixing(Z, random_state=None, max_iter: int = 400, tol: float = 1e-
     \mathrm{diag}\big(\frac1n\sum_i (1-\tanh^2(WZ^\top))_{\cdot i}\big)W$, from a standard normal start drawn by
     `random_state`, until $\max_c\,\big||\langle w'_c, w_c\rangle| - 1\big| <$ `tol` or `max_iter` steps. The
     arithmetic of scikit-learn's `FastICA(whiten=False, max_iter=max_iter, tol=tol, random_state=random_state)
-    .fit(Z).components_`, to the bit (a check below), without its validation and with LAPACK's `dsyevr` called
-    directly: the rotation step fits it several times per table, 400 steps each on small tables (where it seldom
-    converges), and there its overhead was most of its cost."""
+    .fit(Z).components_` on finite float64 rows, to the bit (a check below), without its validation and with
+    LAPACK's `dsyevr` called directly: the rotation step fits it several times per table, 400 steps each on small
+    tables (where it seldom converges), and there its overhead was most of its cost. Unlike scikit-learn's, it also
+    turns fewer rows than columns (a wide table's whitened rows, whose rotation the shape step's score then judges),
+    where scikit-learn's raised a shape mismatch."""
     X = np.asarray(Z, dtype=float).T
     d, n = X.shape
     W = np.asarray(check_random_state(random_state).normal(size=(d, d)), dtype=float)

@@ -158,7 +158,8 @@ def test_a_kept_twin_that_whitens_names_itself(monkeypatch):
     with pytest.raises(ValueError, match='whitened together.*em_frame_'):
         rad.marginal([0])
     holed = X[:2].copy(); holed[:, 0] = np.nan  # a row missing part of the twin's group: refused, naming the twin too
-    with pytest.raises(ValueError, match=r"2 row\(s\) observed over 1, 2 .*whitened together.*em_frame_"):
+    with pytest.raises(ValueError, match=r"2 row\(s\) miss part of a whitened group; the density of the first, observed over 1, 2 "
+                                         r".*whitened together.*em_frame_"):
         rad.score_samples(holed)
     assert np.isclose(rad.marginal([0, 1, 2]).pdf(X[:5]), np.exp(rad.score_samples(X[:5]))).all()
     import pickle

@@ -61,8 +61,10 @@ def test_missing_entries_exact_per_column_and_refused_in_a_split_group(skewed):
     np.testing.assert_allclose(cols.score_samples(Z), cols.marginal([0, 2, 3]).logpdf(Y[:5, [0, 2, 3]]))
     white = RAD(shape='whiten', **QUICK).fit(X)
     assert white.shape_.group.tolist() == [0, 1, 2]
-    with pytest.raises(ValueError, match=r"5 row\(s\) observed over .* holds .* but not all of the columns whitened "
-                                         r"together \(.*shape='whiten' whitened them"):
+    Z[0, 3] = np.nan  # another pattern of holes that splits the group too: all five rows counted
+    with pytest.raises(ValueError, match=r"5 row\(s\) miss part of a whitened group; the density of the first, observed "
+                                         r"over .* holds .* but not all of the columns whitened together \(.*shape='whiten' "
+                                         r"whitened them"):
         white.score_samples(Z)
     with pytest.raises(ValueError, match="shape='columns'"):
         white.marginal([0, 3])
@@ -235,3 +237,11 @@ def test_em_fit_keeps_a_column_with_holes_only_in_held_out_rows_on_its_own_axis(
     rad = _RAD(solver='em', random_state=0).fit(X)  # local frames: the held-out rows are scored
     assert 1 not in set(np.asarray(rad.global_.shape_.group).tolist())
     assert np.isfinite(rad.score_samples(X)).all()
+
+
+def test_a_table_with_fewer_rows_than_columns_fits():
+    "The shape step's ICA candidate turns whitened rows of a wide table (scikit-learn's FastICA raised a shape mismatch there)."
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 20)) @ rng.standard_normal((20, 20))
+    rad = RAD(local=False, random_state=0).fit(X)
+    assert np.isfinite(rad.shape_scores_['ica']) and np.isfinite(rad.score_samples(X)).all()
