@@ -5,7 +5,6 @@
 # %% ../nbs/03f_shape.ipynb #226e0dca
 from __future__ import annotations
 import copy
-import warnings
 from dataclasses import dataclass
 from functools import partial
 import numpy as np

@@ -25,7 +25,7 @@ _CROSS_WORK = 20_000  # the cross-fitted judge runs where the table's pairs of c
 _FOLD_PATIENCE = 4  # a fold's Radon solves stop after RAD's `patience` over this many iterations without a gain (at 2,
 # on 11 tables of `benchmarks/peers.py` and `unseen_tables.py` the same scores within 0.001, 8 to 14% less fit time,
 # measured at RAD's patience of 100; at 4 and RAD's 50, 12 iterations, on 15 tables where the judge runs the same
-# scores within 0.001, 0.88 to 1.03 of the fit time, 0.97 on average; see below)
+# scores within 0.001, 0.88 to 1.03 of the fit time, 0.97 on average: notebook `03k_stack`)
 
 class OutOfFold(NamedTuple):
     "Each row's log density out of fold (`cross_fitted_rows`) under each density it judges (None where one is not judged)."
