@@ -411,8 +411,9 @@ def atom_floor(x, values=None) -> float:
 def _sum_components(r) -> np.ndarray:
     """Per sample (a column of `r`, components x samples), the sum over components in the order numpy sums a C-ordered
     (samples, components) array over its last axis: one after another below eight components, from eight in eight
-    running sums (numpy's pairwise summation), which are then added in pairs."""
+    running sums (numpy's pairwise summation), which are then added in pairs (above 128 components, numpy's own sum)."""
     k = len(r)
+    if k > 128: return np.ascontiguousarray(r.T).sum(axis=1)  # numpy splits longer rows in halves: its own sum
     if k < 8:
         s = r[0].copy()
         for j in range(1, k): s += r[j]

@@ -8,9 +8,9 @@ import numbers
 import operator
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, PointMass, is_discrete, atom_logpdfs, _draw_categorical
+from .gmm import gaussian_mixture
 from .local import (LocalFit, smooth_columns, before_refit, stack_weight, _held_rows, _stacked_gain, _beats,
                            _MIN_SHARE, _MIN_TOTAL_CORRELATION)
 from .shape import _CV_HELD
@@ -305,8 +305,9 @@ def _candidate_rows(Z, columns, weights, max_rows: int, random_state=None):
     return V, center, scale, seed, Z[full[pick]], (np.ones(take) if np.ptp(w[full]) > 0 else w[full[pick]])
 
 def _gaussian_mixture(V, k: int, kind: str, seed: int) -> tuple:
-    "scikit-learn's `GaussianMixture` of `k` components (`kind` 'full' or 'diag') fitted to `V`, and its covariances as matrices."
-    gm = GaussianMixture(k, covariance_type=kind, reg_covar=1e-4, random_state=seed).fit(V)
+    """scikit-learn's `GaussianMixture` of `k` components (`kind` 'full' or 'diag') fitted to `V` (to the bit, without its
+    overhead: `gaussian_mixture`, notebook `03h1_gmm`), and its covariances as matrices."""
+    gm = gaussian_mixture(V, k, kind, seed)
     return gm, (gm.covariances_ if kind == 'full' else np.stack([np.diag(c) for c in gm.covariances_]))
 
 def gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights=None, sizes=_SEARCH_SIZES,
