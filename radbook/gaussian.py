@@ -306,7 +306,7 @@ def _candidate_rows(Z, columns, weights, max_rows: int, random_state=None):
 
 def _gaussian_mixture(V, k: int, kind: str, seed: int) -> tuple:
     """scikit-learn's `GaussianMixture` of `k` components (`kind` 'full' or 'diag') fitted to `V` (to the bit, without its
-    overhead: `gaussian_mixture`, notebook `03h1_gmm`), and its covariances as matrices."""
+    overhead: `gaussian_mixture`, notebook `01b_gmm`), and its covariances as matrices."""
     gm = gaussian_mixture(V, k, kind, seed)
     return gm, (gm.covariances_ if kind == 'full' else np.stack([np.diag(c) for c in gm.covariances_]))
 
