@@ -8,23 +8,24 @@ import math
 import numbers
 import warnings
 import numpy as np
-import scipy
 import sklearn
 from scipy.linalg.lapack import dpotrf, dtrtrs
 from sklearn import get_config
-from sklearn.cluster._k_means_lloyd import lloyd_iter_chunked_dense
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import GaussianMixture
-from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
-from sklearn.utils.parallel import _get_threadpool_controller
 from .dictionaries import _seeded, _sum_components
+try:  # scikit-learn's private parts of KMeans: where a release moves them, every fit is scikit-learn's own
+    from sklearn.cluster._k_means_lloyd import lloyd_iter_chunked_dense
+    from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
+    from sklearn.utils.parallel import _get_threadpool_controller
+except ImportError: lloyd_iter_chunked_dense = None
 
 # %% auto #0
 __all__ = ['gaussian_mixture']
 
 # %% ../nbs/01b_gmm.ipynb #943118eb
 _SKLEARN = '1.9'  # the scikit-learn whose algorithm this replicates: with another, every fit is scikit-learn's own
-_FAST = sklearn.__version__.split('.')[:2] == _SKLEARN.split('.')
+_FAST = sklearn.__version__.split('.')[:2] == _SKLEARN.split('.') and lloyd_iter_chunked_dense is not None
 _REG, _TOL, _MAX_ITER = 1e-4, 1e-3, 100  # GaussianMixture's reg_covar (RAD's), tol and max_iter
 _KMEANS_TOL, _KMEANS_MAX_ITER = 1e-4, 300  # KMeans' defaults
 _BLOCK = 1 << 16  # entries of the (components, rows, columns) temporaries of full covariances
