@@ -425,6 +425,12 @@ def _sum_components(r) -> np.ndarray:
     for i in range(k - k % 8, k): s += r[i]
     return s
 
+def _max_components(r) -> np.ndarray:
+    "Per sample (a column of `r`, components x samples), the largest over components: a maximum in any order."
+    top = r[0].copy()
+    for j in range(1, len(r)): np.maximum(top, r[j], out=top)
+    return top
+
 def _sum_samples(r) -> np.ndarray:
     """Per component (a row of `r`), the sum over samples in the order numpy sums a C-ordered (samples, components)
     array over its first axis: one after another (one component alone: pairwise, as a vector)."""
@@ -437,8 +443,7 @@ def _gmm_e_step(x, w, mu, var) -> tuple:
     r *= r
     r *= (-0.5 / var)[:, None]
     r += (np.log(w) - 0.5 * np.log(2 * np.pi * var))[:, None]
-    top = r[0].copy()
-    for j in range(1, len(r)): np.maximum(top, r[j], out=top)
+    top = _max_components(r)
     r -= top
     np.exp(r, out=r)
     total = _sum_components(r)
@@ -496,9 +501,9 @@ def gmm_1d(x, n_components: int, reg: float = 1e-6, max_iter: int = 100, tol: fl
     """A 1-D Gaussian mixture by EM, the algorithm of scikit-learn's `GaussianMixture(n_components, reg_covar=reg,
     init_params='k-means++')` on `x[:, None]` (the same fit for the same `random_state`, about twice as fast: no
     validation or covariance machinery; responsibilities held components first, every sum in scikit-learn's order).
-    Returns `(weights, means, sds, bic)`. Where the samples hold at most half as
-    many distinct values as rows (counts, scores, rounded measurements), the EM runs on the distinct values weighted by
-    their counts: the same fit to rounding, on far fewer rows."""
+    Returns `(weights, means, sds, bic)`. Where the samples hold at most half as many distinct values as rows (counts,
+    scores, rounded measurements), the EM runs on the distinct values weighted by their counts: the same fit to
+    rounding, on far fewer rows."""
     x = np.asarray(x, dtype=float).ravel()
     k, n = n_components, len(x)
     seeded = isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)

@@ -13,7 +13,7 @@ from scipy.linalg.lapack import dpotrf, dtrtrs
 from sklearn import get_config
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import GaussianMixture
-from .dictionaries import _seeded, _sum_components
+from .dictionaries import _seeded, _sum_components, _max_components
 try:  # scikit-learn's private parts of KMeans: where a release moves them, every fit is scikit-learn's own
     from sklearn.cluster._k_means_lloyd import lloyd_iter_chunked_dense
     from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
@@ -41,16 +41,10 @@ def _row_sum(a) -> np.ndarray:
     "`a.sum(axis=1)` for a C-ordered 2-D `a`, the same additions in the same order (column by column on short rows)."
     return np.add.reduce(a, axis=1) if a.shape[1] >= 16 else _sum_components(a.T)
 
-def _row_max(a) -> np.ndarray:
-    "`a.max(axis=1)`, column by column."
-    out = a[:, 0].copy()
-    for j in range(1, a.shape[1]): np.maximum(out, a[:, j], out=out)
-    return out
-
 def _logsumexp_rows(a) -> np.ndarray:
     """scikit-learn's `_logsumexp(a, axis=1)` for 2-D float64 `a`: each row's maximum $m$ set aside (where a row holds it
     $c$ times, the sum is divided by $c$ and $\\log c$ added), then $m + \\log(1 + \\sum_{a_j \\ne m} e^{a_j - m})$."""
-    top = _row_max(a)[:, None]
+    top = _max_components(a.T)[:, None]  # `a.max(axis=1)`, column by column
     at_top = a == top
     e = a - np.where(np.isfinite(top), top, 0)
     np.exp(e, out=e)
