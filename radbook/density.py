@@ -37,7 +37,7 @@ def _text_hint(X):
                          "categorical columns.") from None
 
 # %% ../nbs/03e_density.ipynb #6792fb24
-def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pseudo_count=1.0) -> tuple:
+def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pseudo_count=1.0, normalised: bool = True) -> tuple:
     r"""What a discrete column's values never seen in fit are worth: `(X, extra, impossible)`. Each all-point-mass column
     gives `pseudo_count` rows' worth of its probability to the unseen, $\epsilon = \alpha / (K + \alpha)$ for $K$ =
     `n_seen` fitted rows: an integer column spreads it evenly over its unseen integers inside its fitted range (half of
@@ -47,9 +47,10 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
     value of it takes $\epsilon$, as an unseen category does). Every component
     gives an unseen value the same probability, so the row's density is that share times the density of its other
     entries: unseen entries come back as NaN, and `extra` holds per row the log of the shares of its unseen entries.
-    Seen values keep their fitted probabilities, so the density of a column sums to $1 + \epsilon$ over all its values
-    (a pseudo-count on top of the fit: 0.1% at 1,000 rows), and `marginal` and `conditional` agree with the scores.
-    `impossible` marks the entries with no unseen mass (a non-integer value of an integer column, a boolean's third
+    A seen value keeps $1 - \epsilon$ of its fitted probability (`extra` holds the log of that too), so every column
+    sums to one over all its values; a boolean that saw both of its values has no unseen value and keeps all of it.
+    `marginal` and `conditional` agree with the scores. With `normalised=False` a seen value keeps all of its
+    probability: the same factor for every density read alike, left out where held-out rows compare densities. `impossible` marks the entries with no unseen mass (a non-integer value of an integer column, a boolean's third
     value, `pseudo_count=None`)."""
     X = np.array(X, dtype=float)
     extra, impossible = np.zeros(len(X)), np.zeros(X.shape, bool)
@@ -60,6 +61,7 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
         values = np.array([a.value for a in d])
         eps = pseudo_count / (n_seen + pseudo_count)
         kind = None if columns is None else columns[n].kind
+        if kind == 'bool' and np.isin([0.0, 1.0], values).all(): eps = 0.0  # both values seen: none is left unseen
         if kind == 'category': share = lambda x: np.ones(len(x))
         elif kind == 'bool': share = lambda x: np.where(np.isin(x, [0.0, 1.0]), 1.0, 0.0)
         elif np.all(values == np.round(values)):
@@ -75,16 +77,18 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
         q = share(X[miss, n])
         with np.errstate(divide='ignore'): extra[np.flatnonzero(miss)] += np.where(q > 0, np.log(eps * q), 0.0)
         impossible[np.flatnonzero(miss)[q == 0], n] = True
+        if normalised and eps > 0: extra[~miss & ~np.isnan(X[:, n])] += np.log1p(-eps)  # a seen value's share of its fitted probability
         X[miss, n] = np.nan
     return X, extra, impossible
 
 # %% ../nbs/03e_density.ipynb #3ac92965
-def _read_unseen(Z, raw, dictionaries, columns, n_seen, unseen, name) -> tuple:
+def _read_unseen(Z, raw, dictionaries, columns, n_seen, unseen, name, normalised: bool = True) -> tuple:
     """`(Z, extra, impossible)`: rows `Z` (read from `raw`, the array or DataFrame given) snapped onto the point masses
     (`snap_discrete`), and `unseen_terms` of their values never seen in fit, with a warning that names the first such
-    column (`name(n)`) and value. `n_seen` fitted rows and the `unseen` pseudo-count; without `n_seen`, none."""
+    column (`name(n)`) and value. `n_seen` fitted rows and the `unseen` pseudo-count; without `n_seen`, none;
+    `normalised` as in `unseen_terms`."""
     Z, mask = snap_discrete(Z, dictionaries)
-    Z_, extra, impossible = unseen_terms(Z, mask, dictionaries, columns, n_seen or 1.0, unseen if n_seen else None)
+    Z_, extra, impossible = unseen_terms(Z, mask, dictionaries, columns, n_seen or 1.0, unseen if n_seen else None, normalised)
     if mask.any():
         n = int(np.flatnonzero(mask.any(axis=0))[0])
         row = int(np.flatnonzero(mask[:, n])[0])
@@ -157,11 +161,12 @@ class TableDensityMixin:
         check_is_fitted(self)
         return decode_frame(Z, self._columns) if self._columns is not None else np.asarray(Z)
 
-    def _unseen(self, X) -> tuple:
-        "Rows read (`_table`), snapped onto the point masses, and `unseen_terms` of their values never seen in fit, with a warning."
+    def _unseen(self, X, normalised: bool = True) -> tuple:
+        """Rows read (`_table`), snapped onto the point masses, and `unseen_terms` of their values never seen in fit, with
+        a warning; with `normalised=False` the seen values keep all of their probability (`unseen_terms`)."""
         n_seen = getattr(self, 'n_samples_seen_', None)  # without it, no pseudo-count: unseen values have probability 0
         return _read_unseen(self._table(X, reset=False), X, self.dictionaries_, self._columns, n_seen,
-                            getattr(self, 'unseen', 1.0), self._feature_name)
+                            getattr(self, 'unseen', 1.0), self._feature_name, normalised)
 
     def score_samples(self, X):
         """Log density of each row of `X`, array-like or DataFrame of shape (n_samples, n_features); returns shape (n_samples,).
@@ -246,8 +251,10 @@ class TableDensityMixin:
         """The fitted density of the listed `columns` (indices or names) alone, exactly. Fitted on a DataFrame: a
         `ColumnsDensity` over those columns, which reads and writes them by name (labels for categories, the fitted
         dtypes), with the `DictionaryCPD` (or `ShapedDensity`) in the density's coding as its `density`. Fitted on an
-        array: that `DictionaryCPD` (or `ShapedDensity`) itself, in the table's units. Either has `logpdf`/
-        `score_samples`, `sample`, `predict_proba`, `weights`, and `features`, the columns' indices."""
+        array: that `DictionaryCPD` (or `ShapedDensity`) itself, in the table's units, whose discrete columns hold their
+        fitted probabilities (the estimator's scores and a `ColumnsDensity` give a seen value $1-\epsilon$ of it and the
+        unseen ones the rest, `unseen_terms`). Either has `logpdf`/`score_samples`, `sample`, `predict_proba`,
+        `weights`, and `features`, the columns' indices."""
         check_is_fitted(self)
         if isinstance(columns, (str, numbers.Integral)): columns = [columns]
         features = [self._column_index(c) for c in columns]
@@ -299,7 +306,7 @@ class TableDensityMixin:
         observed values, and its `features` hold the remaining columns' indices. Fitted on a DataFrame: a
         `ColumnsDensity` over the remaining columns, read and written by name with their labels (`density` holds the
         `DictionaryCPD` in the density's coding, `given` the values given); fitted on an array: the `DictionaryCPD` (or
-        `ShapedDensity`) itself."""
+        `ShapedDensity`) itself, with its discrete columns' fitted probabilities (as `marginal`'s)."""
         check_is_fitted(self)
         if not isinstance(given, dict) or not given: raise TypeError(f"given must be a non-empty dict {{column: value}}, got {given!r}.")
         x = np.full(self.n_features_in_, np.nan)

@@ -359,10 +359,12 @@ def _rows(X, mask):
 
 
 def _held_rows(estimator, density, X, held) -> np.ndarray:
-    "The log density of each held-out row of `X` under `density`, read as `estimator` reads rows."
+    """The log density of each held-out row of `X` under `density`, read as `estimator` reads rows, its seen discrete
+    values at all of their fitted probability (`unseen_terms`' `normalised=False`: a factor per row that every density
+    compared on the same rows shares, left out as before that factor was kept by scores, so every choice stays)."""
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')  # unseen values: the fit's own scoring warns, not the choice
-        return _log_density(density, *estimator._unseen(_rows(X, held)))
+        return _log_density(density, *estimator._unseen(_rows(X, held), normalised=False))
 
 
 def _whitens_more(one, parts) -> bool:

@@ -38,12 +38,17 @@ def test_score_of_a_row_with_missing_entries_is_its_marginal():
     rows = X[:50].copy()
     rows[:, [1, 5]] = np.nan
     observed = [0, 2, 3, 4, 6]
-    np.testing.assert_allclose(est.score_samples(rows), est.marginal(observed).score_samples(rows[:, observed]), rtol=1e-12)
+    # fitted on an array, the marginal is the CPD itself: the scores add each seen discrete value's share (1 - eps) of it
+    seen = est._unseen(rows)[1]
+    assert (seen < 0).all()  # this family has discrete columns among the observed ones
+    np.testing.assert_allclose(est.score_samples(rows), est.marginal(observed).score_samples(rows[:, observed]) + seen, rtol=1e-12)
     # f(x_U | x_O) f(x_O) = f(x): the conditional and the marginal multiply back to the joint
     x = X[7]
     cond = est.conditional({n: x[n] for n in observed})
     np.testing.assert_array_equal(cond.features, [1, 5])
-    np.testing.assert_allclose(cond.score_samples(x[None, [1, 5]]) + est.score_samples(np.where(np.isin(np.arange(7), observed), x, np.nan)[None]),
+    given = np.where(np.isin(np.arange(7), observed), x, np.nan)[None]
+    shares = est._unseen(x[None])[1] - est._unseen(given)[1]  # the CPD's conditional leaves out x_U's seen shares (1 - eps)
+    np.testing.assert_allclose(cond.score_samples(x[None, [1, 5]]) + shares + est.score_samples(given),
                                est.score_samples(x[None]), rtol=1e-10)
     np.testing.assert_allclose(cond.weights, est.predict_proba(np.where(np.isin(np.arange(7), observed), x, np.nan)[None])[0])
     post = est.predict_proba(X[:20])

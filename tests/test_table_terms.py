@@ -34,10 +34,11 @@ def test_marginal_reads_a_frame_by_name_with_labels(penguins):
     assert m.n_components == est.density_.n_components == len(est.weights_)
     rows = frame.iloc[::9]
     codes = est.encode(rows)[:, cols]
-    expected = m.density.logpdf(codes)
+    expected = m.density.logpdf(codes) + m._read(rows)[1]  # a frame: each seen discrete value's share (1 - eps) too
+    assert (m._read(rows)[1] < 0).all()
     np.testing.assert_array_equal(m.logpdf(rows), expected)  # the whole table: other columns ignored, order by name
     np.testing.assert_array_equal(m.score_samples(rows[['sex', 'species', 'body_mass_g']]), expected)
-    np.testing.assert_array_equal(m.logpdf(codes), expected)  # an array in the density's coding, as before
+    np.testing.assert_array_equal(m.logpdf(codes), m.density.logpdf(codes))  # an array in the density's coding: the CPD's
     np.testing.assert_allclose(m.predict_proba(rows), m.density.predict_proba(codes))
     # the marginal is the estimator's score with the other columns missing
     hidden = rows.copy()
@@ -132,11 +133,13 @@ def test_shaped_fit_on_a_frame():
                           'flag': pd.array(rng.random(n) < 0.3, dtype='boolean')})
     est = RAD(n_components=3, shape='columns', random_state=0).fit(frame)
     m = est.marginal(['size', 'kind'])
-    np.testing.assert_array_equal(m.logpdf(frame.head(5)), m.density.logpdf(est.encode(frame.head(5))[:, [1, 0]]))
+    np.testing.assert_array_equal(m.logpdf(frame.head(5)), m.density.logpdf(est.encode(frame.head(5))[:, [1, 0]])
+                                  + np.log1p(-1 / (est.n_samples_seen_ + 1)))  # kind's seen values keep 1 - eps
     cond = est.conditional({'kind': 'b', 'flag': True})
     sample, _ = cond.sample(50, random_state=0)
     assert list(sample.columns) == ['size', 'count'] and str(sample['count'].dtype) == 'Int64' and (sample['size'] > 0).all()
-    np.testing.assert_array_equal(cond.logpdf(frame.head(5)), cond.density.logpdf(est.encode(frame.head(5))[:, [1, 2]]))
+    np.testing.assert_array_equal(cond.logpdf(frame.head(5)), cond.density.logpdf(est.encode(frame.head(5))[:, [1, 2]])
+                                  + cond._read(frame.head(5))[1])  # count's seen values keep 1 - eps
     flag = est.marginal('flag')
     np.testing.assert_allclose(flag.pdf(pd.DataFrame({'flag': pd.array([True, False, None], dtype='boolean')})),
                                [frame['flag'].mean(), 1 - frame['flag'].mean(), 1.0], atol=0.05)
