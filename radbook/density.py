@@ -37,20 +37,25 @@ def _text_hint(X):
                          "categorical columns.") from None
 
 # %% ../nbs/03e_density.ipynb #6792fb24
-def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pseudo_count=1.0, normalised: bool = True) -> tuple:
+def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pseudo_count=1.0,
+                 normalised: bool = True) -> tuple:
     r"""What a discrete column's values never seen in fit are worth: `(X, extra, impossible)`. Each all-point-mass column
     gives `pseudo_count` rows' worth of its probability to the unseen, $\epsilon = \alpha / (K + \alpha)$ for $K$ =
     `n_seen` fitted rows: an integer column spreads it evenly over its unseen integers inside its fitted range (half of
     it when there are such gaps) and lets the rest decay by half per step beyond either end ($\epsilon_{out}\,2^{-d-1}$
-    at distance $d$); a boolean's other value takes all of it, and so does one pseudo-category for a categorical column
-    (`columns[n].kind`) and one 'other' value for a numeric column of values that are not all integers (any unseen
-    value of it takes $\epsilon$, as an unseen category does). Every component
-    gives an unseen value the same probability, so the row's density is that share times the density of its other
-    entries: unseen entries come back as NaN, and `extra` holds per row the log of the shares of its unseen entries.
+    at distance $d$); a boolean's other value takes all of it; a categorical column (`columns[n].kind`) splits it evenly
+    among its dtype's categories that the fit never saw and one more share for any other label; and one 'other' value
+    takes all of it for a numeric column of values that are not all integers. Every component gives an unseen value the
+    same probability, so the row's density is that share times the density of its other entries: unseen entries come
+    back as NaN, and `extra` holds per row the log of the shares of its unseen entries.
+
     A seen value keeps $1 - \epsilon$ of its fitted probability (`extra` holds the log of that too), so every column
-    sums to one over all its values; a boolean that saw both of its values has no unseen value and keeps all of it.
-    `marginal` and `conditional` agree with the scores. With `normalised=False` a seen value keeps all of its
-    probability: the same factor for every density read alike, left out where held-out rows compare densities. `impossible` marks the entries with no unseen mass (a non-integer value of an integer column, a boolean's third
+    sums to one over all its values (the labels outside a categorical dtype count as one value, and so do the unseen
+    values of a column that is not all integers); a boolean that saw both of its values has no unseen value and keeps
+    all of it. The scores agree with `marginal` and `conditional` of a DataFrame fit (`ColumnsDensity`); on an array
+    fit those two are the CPD itself, with the fitted probabilities. With `normalised=False` a seen value keeps all of
+    its probability: the same factor for every density read alike, left out where held-out rows compare densities.
+    `impossible` marks the entries with no unseen mass (a non-integer value of an integer column, a boolean's third
     value, `pseudo_count=None`)."""
     X = np.array(X, dtype=float)
     extra, impossible = np.zeros(len(X)), np.zeros(X.shape, bool)
@@ -62,7 +67,10 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
         eps = pseudo_count / (n_seen + pseudo_count)
         kind = None if columns is None else columns[n].kind
         if kind == 'bool' and np.isin([0.0, 1.0], values).all(): eps = 0.0  # both values seen: none is left unseen
-        if kind == 'category': share = lambda x: np.ones(len(x))
+        if kind == 'category':  # the dtype's categories the fit never saw, and one more for any other label, alike
+            declared = len(columns[n].categories or ())
+            spare = 1.0 / (max(declared - len(values), 0) + 1)
+            share = lambda x, spare=spare: np.full(len(x), spare)
         elif kind == 'bool': share = lambda x: np.where(np.isin(x, [0.0, 1.0]), 1.0, 0.0)
         elif np.all(values == np.round(values)):
             lo, hi = values.min(), values.max()

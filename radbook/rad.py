@@ -497,7 +497,8 @@ class RAD(BasePairwiseDensity):
         column's fitted range, or any new value of a column whose values are not all integers, shares
         `unseen / (n_samples_seen_ + unseen)` of the column's probability (`unseen_terms`, notebook `03e_density`), with a
         warning, and each seen value keeps the rest of its fitted probability, so the scores are those of a density;
-        None gives such values probability 0 (-inf).
+        None gives such values probability 0 (-inf). The held-out scores a fit reports (`rank_scores_`, `shape_scores_`,
+        `local_scores_`, `validation_curve_`) leave that factor out: the fits they compare share it.
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
         (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from radbook.datapass import NpyChunks
-from radbook.dictionaries import paper_family
+from radbook.dictionaries import PointMass, paper_family
 from radbook.metrics import jsd
 from radbook.rad import RAD
 
@@ -39,8 +39,10 @@ def test_score_of_a_row_with_missing_entries_is_its_marginal():
     rows[:, [1, 5]] = np.nan
     observed = [0, 2, 3, 4, 6]
     # fitted on an array, the marginal is the CPD itself: the scores add each seen discrete value's share (1 - eps) of it
-    seen = est._unseen(rows)[1]
-    assert (seen < 0).all()  # this family has discrete columns among the observed ones
+    discrete = [n for n in observed if all(isinstance(a, PointMass) for a in est.dictionaries_[n])]
+    assert discrete  # this family has discrete columns among the observed ones: each seen value keeps 1 - 1/(K+1)
+    seen = len(discrete) * np.log1p(-1 / (est.n_samples_seen_ + 1))
+    np.testing.assert_allclose(est._unseen(rows)[1], seen)
     np.testing.assert_allclose(est.score_samples(rows), est.marginal(observed).score_samples(rows[:, observed]) + seen, rtol=1e-12)
     # f(x_U | x_O) f(x_O) = f(x): the conditional and the marginal multiply back to the joint
     x = X[7]

@@ -48,7 +48,7 @@ def test_the_density_is_read_back_with_its_jacobian(skewed):
     est = RAD(shape='columns', **QUICK).fit(X)
     assert isinstance(est.density_, ShapedDensity) and est.shape_ is not None
     np.testing.assert_allclose(est.score_samples(Y), est.density_.cpd.logpdf(est.shape_.transform(Y))
-                               + est.shape_.log_jacobian(Y) + est._unseen(Y)[1])  # a seen discrete value's share, 1 - eps
+                               + est.shape_.log_jacobian(Y) + np.log1p(-1 / (len(X) + 1)))  # column 3's seen value keeps 1 - eps
     sample, _ = est.sample(20000, random_state=1)  # samples come back in the table's units
     np.testing.assert_allclose(np.median(sample[:, :3], axis=0), np.median(X[:, :3], axis=0), rtol=0.1)
     assert set(np.unique(sample[:, 3])) <= {0.0, 1.0, 2.0}
@@ -58,7 +58,7 @@ def test_missing_entries_exact_per_column_and_refused_in_a_split_group(skewed):
     X, Y = skewed
     cols = RAD(shape='columns', **QUICK).fit(X)
     Z = Y[:5].copy(); Z[:, 1] = np.nan
-    np.testing.assert_allclose(cols.score_samples(Z), cols.marginal([0, 2, 3]).logpdf(Y[:5, [0, 2, 3]]) + cols._unseen(Z)[1])
+    np.testing.assert_allclose(cols.score_samples(Z), cols.marginal([0, 2, 3]).logpdf(Y[:5, [0, 2, 3]]) + np.log1p(-1 / (len(X) + 1)))
     white = RAD(shape='whiten', **QUICK).fit(X)
     assert white.shape_.group.tolist() == [0, 1, 2]
     Z[0, 3] = np.nan  # another pattern of holes that splits the group too: all five rows counted
