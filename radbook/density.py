@@ -43,14 +43,14 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
     gives `pseudo_count` rows' worth of its probability to the unseen, $\epsilon = \alpha / (K + \alpha)$ for $K$ =
     `n_seen` fitted rows: an integer column spreads it evenly over its unseen integers inside its fitted range (half of
     it when there are such gaps) and lets the rest decay by half per step beyond either end ($\epsilon_{out}\,2^{-d-1}$
-    at distance $d$); a boolean's other value takes all of it; a categorical column (`columns[n].kind`) splits it evenly
-    among its dtype's categories that the fit never saw and one more share for any other label; and one 'other' value
-    takes all of it for a numeric column of values that are not all integers. Every component gives an unseen value the
+    at distance $d$); a boolean's other value takes all of it, and so does one pseudo-category for a categorical column
+    (`columns[n].kind`: every label the fit never saw, declared by its dtype or not, is that one value) and one 'other'
+    value for a numeric column of values that are not all integers. Every component gives an unseen value the
     same probability, so the row's density is that share times the density of its other entries: unseen entries come
     back as NaN, and `extra` holds per row the log of the shares of its unseen entries.
 
     A seen value keeps $1 - \epsilon$ of its fitted probability (`extra` holds the log of that too), so every column
-    sums to one over all its values (the labels outside a categorical dtype count as one value, and so do the unseen
+    sums to one over all its values (a categorical column's unseen labels count as one value, and so do the unseen
     values of a column that is not all integers); a boolean that saw both of its values has no unseen value and keeps
     all of it. The scores agree with `marginal` and `conditional` of a DataFrame fit (`ColumnsDensity`); on an array
     fit those two are the CPD itself, with the fitted probabilities. With `normalised=False` a seen value keeps all of
@@ -67,10 +67,7 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
         eps = pseudo_count / (n_seen + pseudo_count)
         kind = None if columns is None else columns[n].kind
         if kind == 'bool' and np.isin([0.0, 1.0], values).all(): eps = 0.0  # both values seen: none is left unseen
-        if kind == 'category':  # the dtype's categories the fit never saw, and one more for any other label, alike
-            declared = len(columns[n].categories or ())
-            spare = 1.0 / (max(declared - len(values), 0) + 1)
-            share = lambda x, spare=spare: np.full(len(x), spare)
+        if kind == 'category': share = lambda x: np.ones(len(x))  # every unseen label: the one pseudo-category
         elif kind == 'bool': share = lambda x: np.where(np.isin(x, [0.0, 1.0]), 1.0, 0.0)
         elif np.all(values == np.round(values)):
             lo, hi = values.min(), values.max()
