@@ -82,7 +82,8 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
         q = share(X[miss, n])
         with np.errstate(divide='ignore'): extra[np.flatnonzero(miss)] += np.where(q > 0, np.log(eps * q), 0.0)
         impossible[np.flatnonzero(miss)[q == 0], n] = True
-        if normalised and eps > 0: extra[~miss & ~np.isnan(X[:, n])] += np.log1p(-eps)  # a seen value's share of its fitted probability
+        if normalised and eps > 0:  # a seen value keeps 1 - eps of its fitted probability
+            extra[~miss & ~np.isnan(X[:, n])] += np.log1p(-eps)
         X[miss, n] = np.nan
     return X, extra, impossible
 

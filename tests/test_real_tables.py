@@ -82,7 +82,8 @@ def test_unseen_value_of_a_non_integer_column_warns_and_is_worth_the_pseudo_coun
         out = rad.score_samples(Y)
     others = [n for n in range(X.shape[1]) if n != 5]
     eps = 1.0 / (rad.n_samples_seen_ + 1.0)
-    seen = rad._unseen(np.where(np.arange(X.shape[1]) == 5, np.nan, Y[3])[None])[1][0]  # the other discrete values' shares (1 - eps)
+    discrete = [n for n in others if all(isinstance(a, PointMass) for a in rad.dictionaries_[n])]
+    seen = len(discrete) * np.log1p(-eps)  # the other discrete values keep 1 - eps of their probability
     np.testing.assert_allclose(out[3], rad.marginal(others).logpdf(Y[3:4, others])[0] + seen + np.log(eps))
     assert np.isfinite(out).all()
     assert np.isneginf(RAD(6, unseen=None, **FAST).fit(X).score_samples(Y)[3])  # unseen=None: asked for -inf

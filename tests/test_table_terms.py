@@ -34,10 +34,11 @@ def test_marginal_reads_a_frame_by_name_with_labels(penguins):
     assert m.n_components == est.density_.n_components == len(est.weights_)
     rows = frame.iloc[::9]
     codes = est.encode(rows)[:, cols]
-    expected = m.density.logpdf(codes) + m._read(rows)[1]  # a frame: each seen discrete value's share (1 - eps) too
-    assert (m._read(rows)[1] < 0).all()
-    np.testing.assert_array_equal(m.logpdf(rows), expected)  # the whole table: other columns ignored, order by name
-    np.testing.assert_array_equal(m.score_samples(rows[['sex', 'species', 'body_mass_g']]), expected)
+    seen = rows[['species', 'sex']].notna().sum(axis=1).to_numpy()  # a frame: each seen category keeps 1 - 1/(K+1) of it
+    assert seen.min() >= 1
+    expected = m.density.logpdf(codes) + seen * np.log1p(-1 / (est.n_samples_seen_ + 1))
+    np.testing.assert_allclose(m.logpdf(rows), expected, rtol=1e-12)  # the whole table: other columns ignored, order by name
+    np.testing.assert_array_equal(m.score_samples(rows[['sex', 'species', 'body_mass_g']]), m.logpdf(rows))
     np.testing.assert_array_equal(m.logpdf(codes), m.density.logpdf(codes))  # an array in the density's coding: the CPD's
     np.testing.assert_allclose(m.predict_proba(rows), m.density.predict_proba(codes))
     # the marginal is the estimator's score with the other columns missing
