@@ -15,7 +15,7 @@ from .tables import snap_discrete, is_frame, encode_frame, decode_frame
 from .steps import feature_label
 
 # %% auto #0
-__all__ = ['read_table', 'unseen_terms', 'TableDensityMixin', 'ColumnsDensity']
+__all__ = ['read_table', 'unseen_share', 'unseen_terms', 'TableDensityMixin', 'ColumnsDensity']
 
 # %% ../nbs/03e_density.ipynb #13b6e4b0
 def read_table(X, estimator=None) -> tuple:
@@ -37,15 +37,38 @@ def _text_hint(X):
                          "categorical columns.") from None
 
 # %% ../nbs/03e_density.ipynb #6792fb24
+def unseen_share(values, kind=None):
+    r"""How a discrete column whose fitted values (its point masses) are `values` spreads its unseen share $\epsilon$
+    over the values it never saw: a function of unseen values `x` (an array) giving each one's fraction of $\epsilon$.
+    An integer column (every value an integer; `kind` neither 'category' nor 'bool') spreads half of it evenly over its
+    unseen integers inside the fitted range (none when it has no such gaps) and lets the rest decay by half per step
+    beyond either end ($2^{-d-1}$ at distance $d$), and gives a value off the lattice 0; a boolean's other value takes
+    all of it (a third value 0), and so does one pseudo-category for `kind='category'` (every label the fit never saw)
+    and one 'other' value for a numeric column of values that are not all integers. Over the unseen integers the
+    fractions sum to one, so the column's probabilities make a density under the counting measure. The peers'
+    frequencies in `benchmarks/peers.py` spread their unseen share by the same rule."""
+    values = np.asarray(values, dtype=float)
+    if kind == 'category': return lambda x: np.ones(len(x))  # every unseen label: the one pseudo-category
+    if kind == 'bool': return lambda x: np.where(np.isin(x, [0.0, 1.0]), 1.0, 0.0)
+    if not np.all(values == np.round(values)): return lambda x: np.ones(len(x))  # no lattice: the one 'other' value
+    lo, hi = values.min(), values.max()
+    gaps = (hi - lo + 1) - len(np.unique(values))
+    inside = 0.5 if gaps > 0 else 0.0
+    def share(x):  # the share of eps at each unseen value x
+        d = np.maximum(lo - x, x - hi)  # steps beyond the range (<= 0 inside)
+        out = (1 - inside) * 0.5 ** (np.maximum(d, 1) + 1)
+        return np.where(x != np.round(x), 0.0, np.where(d > 0, out, inside / max(gaps, 1)))
+    return share
+
+# %% ../nbs/03e_density.ipynb #2ed4eb75
 def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pseudo_count=1.0,
                  normalised: bool = True) -> tuple:
     r"""What a discrete column's values never seen in fit are worth: `(X, extra, impossible)`. Each all-point-mass column
     gives `pseudo_count` rows' worth of its probability to the unseen, $\epsilon = \alpha / (K + \alpha)$ for $K$ =
-    `n_seen` fitted rows: an integer column spreads it evenly over its unseen integers inside its fitted range (half of
-    it when there are such gaps) and lets the rest decay by half per step beyond either end ($\epsilon_{out}\,2^{-d-1}$
-    at distance $d$); a boolean's other value takes all of it, and so does one pseudo-category for a categorical column
-    (`columns[n].kind`: every label the fit never saw, declared by its dtype or not, is that one value) and one 'other'
-    value for a numeric column of values that are not all integers. Every component gives an unseen value the
+    `n_seen` fitted rows, spread over the values it never saw by `unseen_share` (an integer column's unseen integers
+    inside its fitted range and a tail beyond it; a boolean's other value; one pseudo-category for a categorical column,
+    `columns[n].kind`: every label the fit never saw, declared by its dtype or not, is that one value; one 'other'
+    value for a numeric column of values that are not all integers). Every component gives an unseen value the
     same probability, so the row's density is that share times the density of its other entries: unseen entries come
     back as NaN, and `extra` holds per row the log of the shares of its unseen entries.
 
@@ -67,19 +90,8 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
         eps = pseudo_count / (n_seen + pseudo_count)
         kind = None if columns is None else columns[n].kind
         if kind == 'bool' and np.isin([0.0, 1.0], values).all(): eps = 0.0  # both values seen: none is left unseen
-        if kind == 'category': share = lambda x: np.ones(len(x))  # every unseen label: the one pseudo-category
-        elif kind == 'bool': share = lambda x: np.where(np.isin(x, [0.0, 1.0]), 1.0, 0.0)
-        elif np.all(values == np.round(values)):
-            lo, hi = values.min(), values.max()
-            gaps = (hi - lo + 1) - len(np.unique(values))
-            inside = 0.5 if gaps > 0 else 0.0
-            def share(x, lo=lo, hi=hi, gaps=gaps, inside=inside):  # the share of eps at each unseen value x
-                d = np.maximum(lo - x, x - hi)  # steps beyond the range (<= 0 inside)
-                out = (1 - inside) * 0.5 ** (np.maximum(d, 1) + 1)
-                return np.where(x != np.round(x), 0.0, np.where(d > 0, out, inside / max(gaps, 1)))
-        else: share = lambda x: np.ones(len(x))  # no lattice: any unseen value is the one 'other' value
         miss = unseen[:, n]
-        q = share(X[miss, n])
+        q = unseen_share(values, kind)(X[miss, n])
         with np.errstate(divide='ignore'): extra[np.flatnonzero(miss)] += np.where(q > 0, np.log(eps * q), 0.0)
         impossible[np.flatnonzero(miss)[q == 0], n] = True
         if normalised and eps > 0:  # a seen value keeps 1 - eps of its fitted probability
