@@ -193,13 +193,40 @@ def _encode(frame_fit, frame_held):
     return A, B, discrete
 
 
-def _frequencies(a, b):
-    "Add-one smoothed frequencies of the fitted values `a` (and one unseen value), log-probabilities of `b` (NaN: 0)."
+def _lattice(frame_fit, A, discrete):
+    """The discrete columns whose values lie on the integers: numeric (not categories, text or booleans), every fitted
+    value an integer. Their unseen values are many, not one: a value's share of the unseen probability is spread over
+    them as RAD spreads its own (`radbook.density.unseen_share`), so the peers' probabilities sum to one over them too."""
+    numeric = np.ones(A.shape[1], bool)
+    if hasattr(frame_fit, 'dtypes'):
+        import pandas as pd
+        numeric = np.array([pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t) for t in frame_fit.dtypes])
+    whole = lambda a: np.all(a == np.round(a))
+    return discrete & numeric & np.array([whole(A[~np.isnan(A[:, j]), j]) for j in range(A.shape[1])])
+
+
+def _unseen_shares(A, B, lattice):
+    """Per row of `B`, the log of the shares (`unseen_share` of each column's values in `A`) that its entries in the
+    `lattice` columns never seen in `A` get of their column's unseen probability (0 for a row with none)."""
+    from radbook.density import unseen_share
+    out = np.zeros(len(B))
+    for j in np.flatnonzero(lattice):
+        values = np.unique(A[~np.isnan(A[:, j]), j])
+        new = ~np.isnan(B[:, j]) & ~np.isin(B[:, j], values)
+        if not new.any(): continue
+        with np.errstate(divide='ignore'): out[new] += np.log(unseen_share(values)(B[new, j]))
+    return out
+
+
+def _frequencies(a, b, lattice: bool = False):
+    """Add-one smoothed frequencies of the fitted values `a` and one unseen value, log-probabilities of `b` (NaN: 0); on a
+    `lattice` (integer values, `_lattice`) the unseen value's probability spread over the unseen integers (`_unseen_shares`)."""
     a = a[~np.isnan(a)]
     values, counts = np.unique(a, return_counts=True)
     index = {v: i for i, v in enumerate(values)}
     logp = np.log(np.r_[counts + 1.0, 1.0] / (len(a) + len(values) + 1.0))
-    return np.array([0.0 if np.isnan(v) else logp[index.get(v, len(values))] for v in b])
+    out = np.array([0.0 if np.isnan(v) else logp[index.get(v, len(values))] for v in b])
+    return out + _unseen_shares(a[:, None], b[:, None], np.array([True])) if lattice else out
 
 
 def _standard(A, B):
@@ -276,8 +303,9 @@ def _marginal_scores(model, observed, Za, Zb):
 def peer_scores(method, fit, held):
     "Held-out log-likelihood of each row of `held` under `method` fitted to `fit` (continuous part x discrete part)."
     A, B, discrete = _encode(fit, held)
+    lattice = _lattice(fit, A, discrete)
     out = np.zeros(len(B))
-    for j in np.flatnonzero(discrete): out += _frequencies(A[:, j], B[:, j])
+    for j in np.flatnonzero(discrete): out += _frequencies(A[:, j], B[:, j], lattice[j])
     cont = np.flatnonzero(~discrete)
     if not len(cont): return out
     Ac, Bc = A[:, cont], B[:, cont]
@@ -370,7 +398,8 @@ def arf_scores(fit, held, seed: int = 0):
     fa, fb = _arf_frame(fit, discrete, columns).dropna(), _arf_frame(held, discrete, columns)
     np.random.seed(seed)  # arfpy draws its synthetic rows from numpy's global generator
     model = arf.arf(x=fa, num_trees=30, verbose=False, random_state=seed)
-    return forde_logpdf(model, model.forde(), fb)
+    # a level never seen, on an integer column: its probability spread over the unseen integers (`_unseen_shares`)
+    return forde_logpdf(model, model.forde(), fb) + _unseen_shares(A[~np.isnan(A).any(axis=1)], B, _lattice(fit, A, discrete))
 
 
 # ---- statsmodels' KDEMultivariate and pomegranate's mixture: one model of every column (no hybrid) -----------------------
@@ -486,7 +515,9 @@ def pomegranate_scores(fit, held, seed: int = 0):
     mean log-likelihood of a fifth of the complete fitted rows under a fit to the rest, then refitted to every complete
     fitted row. Discrete columns are coded by their fitted levels, and one more code for a level never seen."""
     A, B, discrete, levels, scale = _whole(fit, held)
-    n_keys = np.array([len(v) + 1 if d else 0 for v, d in zip(levels, discrete)])
+    raw = _encode(fit, held)[0]
+    shares = _unseen_shares(A, B, _lattice(fit, raw, discrete))  # before the codes: on an integer column, the unseen level
+    n_keys = np.array([len(v) + 1 if d else 0 for v, d in zip(levels, discrete)])  # spread over the unseen integers
     for j in np.flatnonzero(discrete):
         index = {v: i for i, v in enumerate(levels[j])}
         A[:, j] = [index[v] for v in A[:, j]]
@@ -499,7 +530,7 @@ def pomegranate_scores(fit, held, seed: int = 0):
         score = np.mean(_pomegranate_logpdf(_pomegranate_mixture(train, k, discrete, n_keys, seed), val, discrete))
         if np.isfinite(score) and (best is None or score > best[0]): best = (score, k)
     model = _pomegranate_mixture(A, best[1], discrete, n_keys, seed)
-    return _to_table_units(_pomegranate_logpdf(model, B, discrete), B, discrete, scale)
+    return _to_table_units(_pomegranate_logpdf(model, B, discrete), B, discrete, scale) + shares
 
 
 def _settings(method: str) -> dict:

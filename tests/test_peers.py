@@ -1,0 +1,43 @@
+"""The benchmark's peers are scored as densities: their smoothed frequencies of a discrete column sum to one over every
+value it can take, on an integer column too (`benchmarks/peers.py`, `_frequencies`, `_lattice`, `_unseen_shares`)."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent.parent / 'benchmarks'))
+import peers  # noqa: E402
+
+
+def test_frequencies_sum_to_one_over_the_integers():
+    a = np.array([0.0, 2.0, 2.0, 5.0, np.nan])
+    grid = np.arange(-60.0, 66.0)  # the tails beyond hold under 2**-60
+    assert abs(np.exp(peers._frequencies(a, grid, lattice=True)).sum() - 1) < 1e-12
+    # without the lattice every unseen integer took the whole unseen share: a sum far above one
+    assert np.exp(peers._frequencies(a, grid)).sum() > 10  # 123 unseen integers at 1/8 each
+    p = np.exp(peers._frequencies(a, np.array([2.0, 3.0, np.nan]), lattice=True))
+    assert np.allclose(p, [3 / 8, (1 / 8) * 0.5 / 3, 1.0])  # add-one: (2 + 1) / (4 + 3 + 1); 3 is one of 3 gaps inside
+
+
+def test_a_category_keeps_one_unseen_value():
+    a, b = np.array([0.0, 1.0, 1.0]), np.array([0.0, 1.0, 2.0])  # codes; 2: the one code of every label never seen
+    assert abs(np.exp(peers._frequencies(a, b)).sum() - 1) < 1e-12
+
+
+def test_lattice_columns():
+    frame = pd.DataFrame({'count': [1, 2, 3, 2], 'whole': [1.0, 4.0, 4.0, np.nan], 'ratio': [0.5, 1.0, 0.5, 1.0],
+                          'label': pd.Categorical(list('abab')), 'flag': [True, False, True, True],
+                          'size': [0.1, 0.2, 0.3, 0.4]})
+    A, _, discrete = peers._encode(frame, frame)
+    assert discrete.tolist() == [True, True, True, True, True, True]  # four rows: few values in every column
+    assert peers._lattice(frame, A, discrete).tolist() == [True, True, False, False, False, False]
+    assert peers._lattice(A, A, discrete).tolist() == [True, True, False, True, True, False]  # an array: numbers alone
+
+
+def test_independent_peer_is_a_density_on_a_discrete_table():
+    fit = pd.DataFrame({'count': [0, 2, 2, 5, 3, 3], 'label': pd.Categorical(list('aabbab'))})
+    grid = pd.DataFrame([(x, c) for x in range(-40, 46) for c in 'abz'], columns=['count', 'label'])
+    grid['label'] = pd.Categorical(grid['label'])  # 'z': a label the fit never saw
+    total = np.exp(peers.peer_scores('independent', fit, grid)).sum()
+    assert abs(total - 1) < 1e-9
