@@ -15,7 +15,7 @@ from .tables import snap_discrete, is_frame, encode_frame, decode_frame
 from .steps import feature_label
 
 # %% auto #0
-__all__ = ['read_table', 'unseen_share', 'unseen_terms', 'TableDensityMixin', 'ColumnsDensity']
+__all__ = ['read_table', 'unseen_share', 'unseen_terms', 'seen_weight', 'TableDensityMixin', 'ColumnsDensity']
 
 # %% ../nbs/03e_density.ipynb #13b6e4b0
 def read_table(X, estimator=None) -> tuple:
@@ -100,6 +100,14 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
     return X, extra, impossible
 
 # %% ../nbs/03e_density.ipynb #3ac92965
+def seen_weight(estimator):
+    """The $K$ of a fitted estimator's unseen share $\epsilon = \alpha/(K + \alpha)$: the total weight of the rows it
+    counted (`weight_seen_`: frequency weights, a row of weight 2 counts twice), its `n_samples_seen_` where it has no
+    `weight_seen_`, None before a fit (no pseudo-count: unseen values have probability 0)."""
+    w = getattr(estimator, 'weight_seen_', None)
+    return getattr(estimator, 'n_samples_seen_', None) if w is None else w
+
+# %% ../nbs/03e_density.ipynb #f747a83f
 def _read_unseen(Z, raw, dictionaries, columns, n_seen, unseen, name, normalised: bool = True) -> tuple:
     """`(Z, extra, impossible)`: rows `Z` (read from `raw`, the array or DataFrame given) snapped onto the point masses
     (`snap_discrete`), and `unseen_terms` of their values never seen in fit, with a warning that names the first such
@@ -182,8 +190,7 @@ class TableDensityMixin:
     def _unseen(self, X, normalised: bool = True) -> tuple:
         """Rows read (`_table`), snapped onto the point masses, and `unseen_terms` of their values never seen in fit, with
         a warning; with `normalised=False` the seen values keep all of their probability (`unseen_terms`)."""
-        n_seen = getattr(self, 'n_samples_seen_', None)  # without it, no pseudo-count: unseen values have probability 0
-        return _read_unseen(self._table(X, reset=False), X, self.dictionaries_, self._columns, n_seen,
+        return _read_unseen(self._table(X, reset=False), X, self.dictionaries_, self._columns, seen_weight(self),
                             getattr(self, 'unseen', 1.0), self._feature_name, normalised)
 
     def score_samples(self, X):
@@ -263,7 +270,7 @@ class TableDensityMixin:
         if self._columns is None: return density
         features = [int(n) for n in density.features]
         return ColumnsDensity(density, [self._columns[n] for n in features], [self.dictionaries_[n] for n in features],
-                              features, getattr(self, 'n_samples_seen_', None), getattr(self, 'unseen', 1.0), given)
+                              features, seen_weight(self), getattr(self, 'unseen', 1.0), given)
 
     def marginal(self, columns):
         """The fitted density of the listed `columns` (indices or names) alone, exactly. Fitted on a DataFrame: a

@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 from .datapass import held_out_rows
 from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
 from .gmm import gaussian_mixture
-from .density import _log_density
+from .density import _log_density, seen_weight
 from .shape import _ROTATIONS, _SOLO, _map_of
 
 # %% auto #0
@@ -276,7 +276,7 @@ class LocalFit:
         """The one frame's densities and their weights within it: its fit alone, or with its EM `twin` (`with_values` of
         the fit's dictionaries) at weight `twin_share` $\\beta$ beside it; `pick(fit)` is the density of a fit."""
         if self.twin is None: return [pick(self.one)], np.ones(1)
-        twin = with_values(pick(self.twin), self.one.dictionaries_, self.twin.n_samples_seen_, getattr(self.one, 'unseen', 1.0))
+        twin = with_values(pick(self.twin), self.one.dictionaries_, seen_weight(self.twin), getattr(self.one, 'unseen', 1.0))
         return [pick(self.one), twin], np.array([1 - self.twin_share, self.twin_share])
 
     @cached_property
@@ -315,7 +315,7 @@ class LocalFit:
             if len(frame) == 1: return frame[0]
             with np.errstate(divide='ignore'): return MixtureDensity(frame, np.log(inner))
         unseen = getattr(self.one, 'unseen', 1.0)
-        dens = [with_values(pick(p), self.one.dictionaries_, p.n_samples_seen_, unseen) for p in self.parts]
+        dens = [with_values(pick(p), self.one.dictionaries_, seen_weight(p), unseen) for p in self.parts]
         weights = (1 - self.share) * np.asarray(self.weights, dtype=float)
         if self.share > 0: dens, weights = frame + dens, np.r_[self.share * inner, weights]
         with np.errstate(divide='ignore'):
@@ -451,7 +451,7 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
     if getattr(one, 'solver_', getattr(base, 'solver', 'radon')) != 'radon' or not _em_allowed(base): return one_rows
     kind, v, unseen = _frame_kind(one), w[held], getattr(one, 'unseen', 1.0)
     def rows(twin):  # the twin's held-out log densities, read as the one frame reads rows
-        d = with_values(twin.density_, one.dictionaries_, twin.n_samples_seen_, unseen)
+        d = with_values(twin.density_, one.dictionaries_, seen_weight(twin), unseen)
         return _held_rows(one, d, X, held)
     def decide(twin_rows):  # the fit's share beside the twin, and whether the mixture is kept
         alpha = stack_weight(one_rows, twin_rows, v)
@@ -566,7 +566,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
         except ValueError: return out  # a part the pipeline cannot fit (a column never observed in its rows, say): one frame
         mine = held & (labels == c)
         if keep is True or not mine.any(): continue
-        d = with_values(before_refit(parts[c]), one.dictionaries_, parts[c].n_samples_seen_, unseen)
+        d = with_values(before_refit(parts[c]), one.dictionaries_, seen_weight(parts[c]), unseen)
         with np.errstate(divide='ignore'): bound[mine] = np.log(pi[c]) + _held_rows(one, d, X, mine)  # pi_c = 0: -inf
         seen = ~np.isnan(bound[held])
         m, se = _mean_se(_gain(bound[held][seen], one_rows[seen]), w[held][seen])

@@ -269,6 +269,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, fit.loss_curve
         self.validation_curve_ = fit.validation_curve
         self.n_samples_seen_ = stream.counts.n_samples
+        self.weight_seen_ = stream.summary.total_weight if stream.summary.weighted else float(self.n_samples_seen_)
         self._dictionary_start = plan.start  # the start its dictionary EM fitted (where starts race): its twin's (03g)
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, plan.table)
         self.shape_ = None if stream.shape.identity else stream.shape
@@ -495,7 +496,7 @@ class RAD(BasePairwiseDensity):
     unseen : float >= 0 or None, default=1.0
         Pseudo-count of values never seen in fit, per discrete column: a new category, an integer near an integer
         column's fitted range, or any new value of a column whose values are not all integers, shares
-        `unseen / (n_samples_seen_ + unseen)` of the column's probability (`unseen_terms`, notebook `03e_density`), with a
+        `unseen / (weight_seen_ + unseen)` of the column's probability (`unseen_terms`, notebook `03e_density`), with a
         warning, and each seen value keeps the rest of its fitted probability, so the scores are those of a density;
         None gives such values probability 0 (-inf). The held-out scores a fit reports (`rank_scores_`, `shape_scores_`,
         `local_scores_`, `validation_curve_`) leave that factor out: the fits they compare share it.
@@ -551,7 +552,10 @@ class RAD(BasePairwiseDensity):
     shape_scores_ : dict
         With shape='auto', the held-out score of each candidate shape (`shape_scores`; empty otherwise).
     n_samples_seen_ : int
-        Rows counted: those of `fit`, or of every `partial_fit` call so far.
+        Rows counted: those of `fit`, or of every `partial_fit` call so far (those of positive weight).
+    weight_seen_ : float
+        Their total `sample_weight` (frequency weights: a row of weight 2 counts as two), `n_samples_seen_` without
+        weights: the $K$ of the unseen share (`seen_weight`).
     n_bins_ : int
         Bins per direction used.
     directions_ : ndarray of shape (n_projections, 2)
@@ -831,6 +835,7 @@ class RAD(BasePairwiseDensity):
         self.n_iter_, self.converged_, self.loss_curve_ = fit.n_iter, fit.converged, []
         self.validation_curve_ = [(i, s + units) for i, s in enumerate(fit.scores)]
         self.n_samples_seen_ = start.summary.n_samples
+        self.weight_seen_ = start.summary.total_weight if start.summary.weighted else float(self.n_samples_seen_)
         self.density_ = DictionaryCPD(self.weights_, self.coefs_, fit.table)
         self.shape_ = None if shape.identity else shape
         if self.shape_ is not None: self.density_ = ShapedDensity(self.density_, self.shape_)

@@ -74,3 +74,18 @@ def test_zero_weight_rows_are_left_out_and_bad_weights_refused():
     with pytest.raises(ValueError, match="(?i)negative"): RAD().fit(X, sample_weight=-np.ones(len(X)))
     with pytest.raises(ValueError): RAD().fit(X, sample_weight=np.ones(10))
     with pytest.raises(ValueError, match="entries but X has"): RAD().fit([X[:200], X[200:]], sample_weight=np.ones(300))
+
+
+def test_unseen_share_counts_the_weights():
+    # Frequency weights: a fit whose rows all weigh 2 has seen twice as many rows, so a category it never saw gets
+    # 1 / (2n + 1) of the column (the score of a row with it, against the same row with that entry missing).
+    import pandas as pd
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({'kind': pd.Categorical(rng.choice(list('abc'), 200)), 'size': rng.normal(size=200)})
+    for weight in (1.0, 2.0, 0.5):
+        est = RAD(3, shape=None, local=False, random_state=0).fit(frame, sample_weight=np.full(200, weight))
+        assert est.n_samples_seen_ == 200 and est.weight_seen_ == 200 * weight
+        rows = pd.DataFrame({'kind': pd.Categorical(['new', None], categories=['a', 'b', 'c', 'new']), 'size': [0.3, 0.3]})
+        with pytest.warns(UserWarning, match='never seen'):
+            new, missing = est.score_samples(rows)
+        np.testing.assert_allclose(new - missing, np.log(1 / (200 * weight + 1)), rtol=1e-12)
