@@ -12,7 +12,7 @@ Run from the repository root (the peers are benchmark extras, never runtime depe
 Protocol: each table as a user loads it (DataFrames with their categories, raw units), except that tied continuous
 columns are dequantised for every method (`dequantise`; `digits_dequantised` spreads every column); 3-fold cross-validation
 (shuffled, seed 0), or one split of 20,000 fitted and 10,000 held-out rows for `diamonds`. A column is discrete when it
-is categorical or boolean, or numeric with at most 16 distinct values in the training fold (RAD's rule); discrete
+is categorical or boolean, or numeric with at most 16 distinct values in the training fold, each seen twice on average (RAD's rule, `_few_values`); discrete
 columns are scored by the counting measure, continuous ones by Lebesgue measure in the table's own units, so every
 method's numbers are comparable on one table. A value a fold never saw gets a share of its column's probability: one
 value for a category, but on an integer column (numeric, every fitted value an integer, `_lattice`) the share is spread
@@ -190,7 +190,8 @@ def _encode(frame_fit, frame_held):
                 B[B[:, j] == -1, j] = len(cats)  # a category the fit never saw: its own code
             else:
                 A[:, j], B[:, j] = col.to_numpy(float), frame_held[c].to_numpy(float)
-    discrete = np.array([len(np.unique(A[~np.isnan(A[:, j]), j])) <= MAX_DISCRETE for j in range(A.shape[1])])
+    k = np.array([len(np.unique(A[~np.isnan(A[:, j]), j])) for j in range(A.shape[1])])
+    discrete = (k <= MAX_DISCRETE) & (2 * k <= len(A))  # RAD's rule (`_few_values`): few values, each seen twice on average
     if hasattr(frame_fit, 'dtypes'):
         import pandas as pd
         discrete |= np.array([not pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t) for t in frame_fit.dtypes])
@@ -217,7 +218,7 @@ def _unseen_shares(A, B, lattice):
     for j in np.flatnonzero(lattice):
         values = np.unique(A[~np.isnan(A[:, j]), j])
         new = ~np.isnan(B[:, j]) & ~np.isin(B[:, j], values)
-        if not new.any(): continue
+        if not new.any() or not len(values): continue  # (a column the fit never saw: every entry is unseen, scored 0)
         with np.errstate(divide='ignore'): out[new] += np.log(unseen_share(values)(B[new, j]))
     return out
 
@@ -405,7 +406,8 @@ def arf_scores(fit, held, seed: int = 0):
     np.random.seed(seed)  # arfpy draws its synthetic rows from numpy's global generator
     model = arf.arf(x=fa, num_trees=30, verbose=False, random_state=seed)
     # a level never seen, on an integer column: its probability spread over the unseen integers (`_unseen_shares`)
-    return forde_logpdf(model, model.forde(), fb) + _unseen_shares(A[~np.isnan(A).any(axis=1)], B, _lattice(fit, A, discrete))
+    complete = A[~np.isnan(A).any(axis=1)]  # the rows the forest was fitted to
+    return forde_logpdf(model, model.forde(), fb) + _unseen_shares(complete, B, _lattice(fit, complete, discrete))
 
 
 # ---- statsmodels' KDEMultivariate and pomegranate's mixture: one model of every column (no hybrid) -----------------------
@@ -521,8 +523,7 @@ def pomegranate_scores(fit, held, seed: int = 0):
     mean log-likelihood of a fifth of the complete fitted rows under a fit to the rest, then refitted to every complete
     fitted row. Discrete columns are coded by their fitted levels, and one more code for a level never seen."""
     A, B, discrete, levels, scale = _whole(fit, held)
-    raw = _encode(fit, held)[0]
-    shares = _unseen_shares(A, B, _lattice(fit, raw, discrete))  # before the codes: on an integer column, the unseen level
+    shares = _unseen_shares(A, B, _lattice(fit, A, discrete))  # before the codes: on an integer column, the unseen level
     n_keys = np.array([len(v) + 1 if d else 0 for v, d in zip(levels, discrete)])  # spread over the unseen integers
     for j in np.flatnonzero(discrete):
         index = {v: i for i, v in enumerate(levels[j])}

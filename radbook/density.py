@@ -101,7 +101,7 @@ def unseen_terms(X, unseen, dictionaries, columns=None, n_seen: float = 1.0, pse
 
 # %% ../nbs/03e_density.ipynb #3ac92965
 def seen_weight(estimator):
-    """The $K$ of a fitted estimator's unseen share $\epsilon = \alpha/(K + \alpha)$: the total weight of the rows it
+    r"""The $K$ of a fitted estimator's unseen share $\epsilon = \alpha/(K + \alpha)$: the total weight of the rows it
     counted (`weight_seen_`: frequency weights, a row of weight 2 counts twice), its `n_samples_seen_` where it has no
     `weight_seen_`, None before a fit (no pseudo-count: unseen values have probability 0)."""
     w = getattr(estimator, 'weight_seen_', None)

@@ -328,8 +328,8 @@ def with_values(density, dictionaries, n_seen: float, unseen=1.0):
     its `n_seen`, in every component: column $n$'s coefficients become $(1-\varepsilon)B_n$ over its own values and
     $\varepsilon/|U|$ over the $|U|$ missing ones, $\varepsilon = |U|u/(n_{seen} + |U|u)$. Still a normalised CPD
     (marginals and conditionals stay exact); without it a row whose discrete values were seen in different parts would
-    have probability 0 in every part. `n_seen` is the part's rows (RAD's rule for a value never seen, whatever the
-    column's missing entries). `unseen=None` leaves the density as it is."""
+    have probability 0 in every part. `n_seen` is the part's `seen_weight` (its rows' total weight: RAD's rule for a
+    value never seen, whatever the column's missing entries). `unseen=None` leaves the density as it is."""
     cpd = density.cpd if hasattr(density, 'cpd') else density
     if unseen is None or not unseen > 0: return density
     dicts, coefs, changed = list(cpd.dictionaries), list(cpd.coefs), False

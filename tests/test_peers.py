@@ -26,11 +26,11 @@ def test_a_category_keeps_one_unseen_value():
 
 
 def test_lattice_columns():
-    frame = pd.DataFrame({'count': [1, 2, 3, 2], 'whole': [1.0, 4.0, 4.0, np.nan], 'ratio': [0.5, 1.0, 0.5, 1.0],
-                          'label': pd.Categorical(list('abab')), 'flag': [True, False, True, True],
-                          'size': [0.1, 0.2, 0.3, 0.4]})
+    frame = pd.DataFrame({'count': [1, 2, 3, 2, 1, 2, 3, 1], 'whole': [1.0, 4.0, 4.0, np.nan, 1.0, 4.0, 4.0, 1.0],
+                          'ratio': [0.5, 1.0] * 4, 'label': pd.Categorical(list('abababab')),
+                          'flag': [True, False, True, True] * 2, 'size': [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]})
     A, _, discrete = peers._encode(frame, frame)
-    assert discrete.tolist() == [True, True, True, True, True, True]  # four rows: few values in every column
+    assert discrete.tolist() == [True, True, True, True, True, False]  # 8 values in 8 rows: continuous
     assert peers._lattice(frame, A, discrete).tolist() == [True, True, False, False, False, False]
     assert peers._lattice(A, A, discrete).tolist() == [True, True, False, True, True, False]  # an array: numbers alone
 
@@ -41,3 +41,17 @@ def test_independent_peer_is_a_density_on_a_discrete_table():
     grid['label'] = pd.Categorical(grid['label'])  # 'z': a label the fit never saw
     total = np.exp(peers.peer_scores('independent', fit, grid)).sum()
     assert abs(total - 1) < 1e-9
+
+
+def test_peers_read_discrete_columns_as_rad_does():
+    # RAD's rule (`_few_values`): at most 16 values, each seen twice on average; 13 values in 21 rows is continuous
+    # (spector's TUCE on two folds), as is every column of a 16-row fold with 16 values each (copper's)
+    from radbook.dictionaries import is_discrete
+    from radbook.rad import RAD
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({'score': rng.permutation(np.r_[np.arange(13), np.arange(8)]).astype(float),  # 13 values, 21 rows
+                          'grade': rng.integers(0, 3, 21).astype(float), 'size': rng.normal(size=21)})
+    A, _, discrete = peers._encode(frame, frame)
+    assert discrete.tolist() == [False, True, False]
+    fitted = RAD(2, shape=None, local=False, random_state=0).fit(frame)
+    assert [is_discrete(d) for d in fitted.dictionaries_] == discrete.tolist()
