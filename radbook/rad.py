@@ -23,7 +23,7 @@ from .density import TableDensityMixin, read_table
 from .tables import is_frame
 from .checks import _unset, check_int, check_real, check_flag, check_option, check_weights
 from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_fit, count_pass, radon_statistics,
-                           auto_bins, auto_solver)
+                           auto_bins, auto_solver, radon_too_large)
 from .shape import Shape, ShapedDensity, table_shape, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 from .local import LocalFit, fit_local, _em_allowed
@@ -765,7 +765,10 @@ class RAD(BasePairwiseDensity):
 
     def _fit(self, X, weights=None):
         self.solver_ = self._solver_for(X, weights)
-        return super()._fit(X, weights) if self.solver_ == 'radon' else self._fit_em(X, weights)
+        if self.solver_ != 'radon': return self._fit_em(X, weights)
+        self._em_may_take = self.solver == 'auto' and isinstance(X, np.ndarray) and _em_allowed(self)  # see `_solve`
+        try: return super()._fit(X, weights)
+        finally: self.__dict__.pop('_em_may_take', None)
 
     def _solver_for(self, X, weights=None, columns=None) -> str:
         """The solver a fit of the encoded rows `X` (a DataFrame's `columns`, the fit's by default; weighted by `weights`)
@@ -843,8 +846,16 @@ class RAD(BasePairwiseDensity):
         return self
 
     def _solve(self, stream: _Stream, rng, settings: SolverSettings):
-        "The Radon solve (`BasePairwiseDensity._solve`), or `_independent_solve` where the shape step chose rank one."
+        """The Radon solve (`BasePairwiseDensity._solve`), `_independent_solve` where the shape step chose rank one, or,
+        for a fit (not a stream) with solver='auto' that the EM may take (`_fit`), the dictionary EM on the same summary
+        where the plan's operators are too large (`radon_too_large`, notebook `03d_steps`)."""
         if stream.plan is None: return self._independent_solve(stream.summary, stream.shape, self.shape_scores_)
+        plan = stream.plan
+        if getattr(self, '_em_may_take', False) and radon_too_large([len(d) for d in plan.dictionaries], plan.pairs,
+                                                                        stream.summary.n_samples):
+            self.solver_ = 'em'
+            self.__dict__.pop('_shape_rows', None)  # the EM's shape step is its own, as in a fit with solver='em'
+            return self._em_solve(stream.summary, rng)
         return super()._solve(stream, rng, settings)
 
     def _rank_one_allowed(self) -> bool:

@@ -17,9 +17,9 @@ from .datapass import Counts, data_pass, split_counts, summarize, Summary, _NO_C
 from .tables import robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete
 
 # %% auto #0
-__all__ = ['AUTO_DICTIONARIES', 'auto_bins', 'atom_budget', 'auto_solver', 'pair_degree', 'n_pairs', 'choose_pairs',
-           'TableSettings', 'feature_label', 'standard_rows', 'em_rows', 'discrete_columns', 'rad_dictionaries',
-           'Operators', 'radon_statistics', 'Plan', 'summary_pass', 'plan_fit', 'count_pass']
+__all__ = ['AUTO_DICTIONARIES', 'auto_bins', 'atom_budget', 'auto_solver', 'gram_entries', 'radon_too_large', 'pair_degree',
+           'n_pairs', 'choose_pairs', 'TableSettings', 'feature_label', 'standard_rows', 'em_rows', 'discrete_columns',
+           'rad_dictionaries', 'Operators', 'radon_statistics', 'Plan', 'summary_pass', 'plan_fit', 'count_pass']
 
 # %% ../nbs/03d_steps.ipynb #ec9cbf2b
 def auto_bins(n_samples: int) -> int:
@@ -46,6 +46,22 @@ def auto_solver(Z, columns, weights=None) -> str:
     rows = slice(None) if weights is None else np.asarray(weights, dtype=float) > 0
     seen = sorted(len(np.unique(x[~np.isnan(x)])) for x in (Z[rows, n] for n, c in enumerate(columns) if c.kind == 'category'))
     return 'em' if len(seen) >= 2 and seen[-1] * seen[-2] > _PAIR_VALUES else 'radon'
+
+# %% ../nbs/03d_steps.ipynb #28072944
+_GRAM_ENTRIES = 2 * _ATOM_BUDGET  # solver='auto': the EM where the plan's Gram operators would hold more entries than this
+_EM_ROWS = 5_000  # ... on at least this many rows (fewer: the Radon fit is cheap enough and adds to the EM twin beside it)
+
+def gram_entries(n_atoms, pairs) -> float:
+    r"""The entries of the pairs' Gram operators, $\sum_{(j,k)} (I_j I_k)^2$, for dictionaries of `n_atoms` atoms per
+    feature and the feature `pairs` projected: the Radon solve's work per step, which `atom_budget` bounds for continuous
+    columns and a category's point masses escape."""
+    a, p = np.asarray(n_atoms, dtype=float), np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    return float(((a[p[:, 0]] * a[p[:, 1]]) ** 2).sum())
+
+def radon_too_large(n_atoms, pairs, n_rows: int) -> bool:
+    """Whether a fit with solver='auto' of `n_rows` rows takes the dictionary EM for a plan of these dictionaries' sizes
+    and pairs: `gram_entries` past `_GRAM_ENTRIES`, on at least `_EM_ROWS` rows."""
+    return n_rows >= _EM_ROWS and gram_entries(n_atoms, pairs) > _GRAM_ENTRIES
 
 # %% ../nbs/03d_steps.ipynb #dbd57fbd
 def pair_degree(pairs, n_features: int):
