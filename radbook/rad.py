@@ -481,7 +481,10 @@ class RAD(BasePairwiseDensity):
         the categories seen (`auto_solver`, notebook `03d_steps`) and the EM takes the other settings; each category is
         a point mass, and such a pair's Radon operators would grow with that product (dates or names stored as text:
         two columns of about 500 categories made a 700-row fit take 137 s under a profiler), where the EM's work grows
-        with their sum. `solver_` says which one a fit took. 'radon', the paper's: to the 1-D histograms of random
+        with their sum. A fit (not a stream) of rows in memory takes 'em' too where its plan's Gram operators would hold
+        more than twice the entries `atom_budget` allows, on at least 5,000 rows (a category beside continuous columns:
+        `radon_too_large`); under `local='auto'` that EM's rank is then doubled while its held-out rows gain (at most
+        three times, as the EM twin's). `solver_` says which one a fit took. 'radon', the paper's: to the 1-D histograms of random
         projections of every pair of columns, counted over every row in a second data pass, from the dictionary EM's
         mixture and random starts. 'em': that dictionary EM's mixture itself (notebook `03h_em`), fitted by likelihood
         on the summary's sample (at most 40,000 rows) without the held-out rows (the shape map too), which stop each EM and choose the rank of
@@ -568,7 +571,7 @@ class RAD(BasePairwiseDensity):
         solver='em', the EM's iterate kept.
     solver_ : str
         The solver the fit took: 'radon' or 'em' (`solver`, 'auto' resolved; for `partial_fit`, on the first chunk, and
-        only a DataFrame's rows take 'em' there). A fit the shape step made at rank one, in closed form, keeps the name
+        only a DataFrame's rows take 'em' there, by their categories alone). A fit the shape step made at rank one, in closed form, keeps the name
         of the solver it would have used.
     converged_ : bool
         Whether every final run stopped on its criterion rather than on `max_iter` (solver='em': the EM on its held-out
