@@ -19,7 +19,7 @@ from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
 from .gmm import gaussian_mixture
 from .density import _log_density, seen_weight
 from .shape import _ROTATIONS, _SOLO, _map_of
-from .steps import _EM_ROWS
+import radbook.steps as steps
 
 # %% auto #0
 __all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'fit_partition', 'MixtureDensity', 'LocalFit', 'with_values',
@@ -506,7 +506,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
               min_rows: int = _MIN_PART_ROWS, twin: bool = True, parts: bool = True) -> LocalFit:
     r"""RAD in local frames from clones of the RAD `estimator` (its `local` set to False) on the rows `X` in memory
     (array-like or DataFrame) with frequency weights `sample_weight`: the one frame (under `keep='auto'` with its EM
-    twin beside it where that wins, `_with_twin`), the partition (`fit_partition`
+    twin beside it where that wins, `_with_twin`, or, where it is an EM fit itself on at least `steps._MANY_ROWS` rows,
+    its rank doubled while its held-out rows gain, `_climbed`), the partition (`fit_partition`
     over `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows; no parts
     where its `total_correlation` is below a quarter nat per row), a RAD per part with `part_params` (None:
     `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least `_EM_PART_ROWS` fitted rows where
@@ -551,13 +552,14 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if held.any():
         one_rows = _held_rows(one, before_refit(one), X, held)  # before its refit, which the held-out rows' counts join
         if (keep == 'auto' and getattr(one, 'solver_', 'radon') == 'em' and isinstance(base.n_components, numbers.Integral)
-                and one.n_components_ == base.n_components and (w > 0).sum() >= _EM_ROWS):  # an EM fit (not the shape
+                and one.n_components_ == base.n_components and (w > 0).sum() >= steps._MANY_ROWS):  # an EM fit (not the shape
             # step's rank one) on many rows: more components (on 1,055 rows of `breaches` doubling lost 0.09 nats a row)
             one, one_rows = _climbed(one, base, X, held, w, one_rows)
             out.one = one
         out.scores['one'] = float(np.average(one_rows, weights=w[held]))
         if keep == 'auto' and twin:  # the one frame's EM twin beside it, where that wins
             one_rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
+    for name in ('_em_start', '_keeps_start'): one.__dict__.pop(name, None)  # grown or not, an EM fit keeps no rows
     columns = smooth_columns(Z, flags)
     if len(columns) < 2 or keep is False or not parts: return out  # a frame is an orientation: one column has none
     if not held.any() and keep != True: return out  # nothing to compare on

@@ -23,7 +23,7 @@ from .density import TableDensityMixin, read_table
 from .tables import is_frame
 from .checks import _unset, check_int, check_real, check_flag, check_option, check_weights
 from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_fit, count_pass, radon_statistics,
-                           auto_bins, auto_solver, radon_too_large)
+                           auto_bins, auto_solver)
 from .shape import Shape, ShapedDensity, table_shape, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
 from .local import LocalFit, fit_local, _em_allowed
@@ -481,14 +481,14 @@ class RAD(BasePairwiseDensity):
         the categories seen (`auto_solver`, notebook `03d_steps`) and the EM takes the other settings; each category is
         a point mass, and such a pair's Radon operators would grow with that product (dates or names stored as text:
         two columns of about 500 categories made a 700-row fit take 137 s under a profiler), where the EM's work grows
-        with their sum. A fit (not a stream) of rows in memory takes 'em' too where its plan's Gram operators would hold
-        more than twice the entries `atom_budget` allows, on at least 5,000 rows (a category beside continuous columns:
-        `radon_too_large`); under `local='auto'` that EM's rank is then doubled while its held-out rows gain (at most
-        three times, as the EM twin's). `solver_` says which one a fit took. 'radon', the paper's: to the 1-D histograms of random
+        with their sum. 'em' too where, on at least 5,000 rows, the pairs' Gram operators would hold more than twice the
+        entries `atom_budget` allows continuous columns (a discrete column's point masses escape it: 260 storm names
+        beside 12 continuous columns took 60 s of an 83 s fit). `solver_` says which one a fit took. 'radon', the paper's: to the 1-D histograms of random
         projections of every pair of columns, counted over every row in a second data pass, from the dictionary EM's
         mixture and random starts. 'em': that dictionary EM's mixture itself (notebook `03h_em`), fitted by likelihood
         on the summary's sample (at most 40,000 rows) without the held-out rows (the shape map too), which stop each EM and choose the rank of
-        `n_components_grid` (or take `n_components`): `rank_scores_` and `validation_curve_` (per EM iteration) hold their
+        `n_components_grid` (or take `n_components`; under `local='auto'`, on at least 5,000 rows, that rank is then
+        doubled while the held-out rows gain, at most three times, as the EM twin's is): `rank_scores_` and `validation_curve_` (per EM iteration) hold their
         mean log-likelihood in the table's units, `n_iter_` is the iterate kept (with validation_fraction=0 the EM holds out
         a fifth of its rows itself). One data pass and no projections (`pairs_`, `directions_`, `n_bins_`, `bin_lo_`
         and `bin_width_` are not set), the Radon solver's settings (`n_projections`, `n_bins`, `pairs`, `n_init`,
@@ -518,7 +518,8 @@ class RAD(BasePairwiseDensity):
     Attributes
     ----------
     n_components_ : int
-        Rank F of every run (chosen when n_components='auto'; 1 where shape='auto' chose a rotation at rank one).
+        Rank F of every run (chosen when n_components='auto'; 1 where shape='auto' chose a rotation at rank one; a fit by
+        the EM under local='auto' may have doubled it, see `solver`).
     weights_ : ndarray of shape (n_mixture,)
         Mixture weights; n_mixture is `n_init * n_components_` with init='random' and `combine_` 'average', else
         `n_components_`.
@@ -768,10 +769,7 @@ class RAD(BasePairwiseDensity):
 
     def _fit(self, X, weights=None):
         self.solver_ = self._solver_for(X, weights)
-        if self.solver_ != 'radon': return self._fit_em(X, weights)
-        self._em_may_take = self.solver == 'auto' and isinstance(X, np.ndarray) and _em_allowed(self)  # see `_solve`
-        try: return super()._fit(X, weights)
-        finally: self.__dict__.pop('_em_may_take', None)
+        return super()._fit(X, weights) if self.solver_ == 'radon' else self._fit_em(X, weights)
 
     def _solver_for(self, X, weights=None, columns=None) -> str:
         """The solver a fit of the encoded rows `X` (a DataFrame's `columns`, the fit's by default; weighted by `weights`)
@@ -780,7 +778,7 @@ class RAD(BasePairwiseDensity):
         check_option('solver', self.solver, _SOLVERS)
         if self.solver != 'auto': return self.solver
         if not isinstance(X, np.ndarray) or not _em_allowed(self): return 'radon'
-        return auto_solver(X, self._columns if columns is None else columns, weights)
+        return auto_solver(X, self._columns if columns is None else columns, weights, self.pairs, self.max_discrete)
 
     def _check_em(self):
         "The parameters of a fit with solver='em', checked: the Radon solver's prior and algorithm, and atoms it cannot move, are refused."
@@ -849,16 +847,8 @@ class RAD(BasePairwiseDensity):
         return self
 
     def _solve(self, stream: _Stream, rng, settings: SolverSettings):
-        """The Radon solve (`BasePairwiseDensity._solve`), `_independent_solve` where the shape step chose rank one, or,
-        for a fit (not a stream) with solver='auto' that the EM may take (`_fit`), the dictionary EM on the same summary
-        where the plan's operators are too large (`radon_too_large`, notebook `03d_steps`)."""
+        "The Radon solve (`BasePairwiseDensity._solve`), or `_independent_solve` where the shape step chose rank one."
         if stream.plan is None: return self._independent_solve(stream.summary, stream.shape, self.shape_scores_)
-        plan = stream.plan
-        if getattr(self, '_em_may_take', False) and radon_too_large([len(d) for d in plan.dictionaries], plan.pairs,
-                                                                        stream.summary.n_samples):
-            self.solver_ = 'em'
-            self.__dict__.pop('_shape_rows', None)  # the EM's shape step is its own, as in a fit with solver='em'
-            return self._em_solve(stream.summary, rng)
         return super()._solve(stream, rng, settings)
 
     def _rank_one_allowed(self) -> bool:

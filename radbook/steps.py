@@ -17,9 +17,10 @@ from .datapass import Counts, data_pass, split_counts, summarize, Summary, _NO_C
 from .tables import robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete
 
 # %% auto #0
-__all__ = ['AUTO_DICTIONARIES', 'auto_bins', 'atom_budget', 'auto_solver', 'gram_entries', 'radon_too_large', 'pair_degree',
-           'n_pairs', 'choose_pairs', 'TableSettings', 'feature_label', 'standard_rows', 'em_rows', 'discrete_columns',
-           'rad_dictionaries', 'Operators', 'radon_statistics', 'Plan', 'summary_pass', 'plan_fit', 'count_pass']
+__all__ = ['AUTO_DICTIONARIES', 'auto_bins', 'atom_budget', 'pair_degree', 'n_pairs', 'choose_pairs', 'gram_entries',
+           'planned_atoms', 'planned_gram_entries', 'auto_solver', 'TableSettings', 'feature_label', 'standard_rows',
+           'em_rows', 'discrete_columns', 'rad_dictionaries', 'Operators', 'radon_statistics', 'Plan', 'summary_pass',
+           'plan_fit', 'count_pass']
 
 # %% ../nbs/03d_steps.ipynb #ec9cbf2b
 def auto_bins(n_samples: int) -> int:
@@ -33,35 +34,6 @@ _ATOM_BUDGET = 2.5e7   # automatic dictionaries: (pairs) x (atoms per column)^4 
 def atom_budget(n_pairs: int) -> int:
     "Gaussians per continuous column for automatic dictionaries: the largest L with n_pairs * L^4 <= 2.5e7 (30 or more up to 8 features)."
     return max(6, int((_ATOM_BUDGET / max(1, n_pairs)) ** 0.25))
-
-# %% ../nbs/03d_steps.ipynb #36f13f38
-_PAIR_VALUES = 10_000  # solver='auto': the Radon solve unless two category columns hold more pairs of values than this
-
-def auto_solver(Z, columns, weights=None) -> str:
-    """The solver RAD's `solver='auto'` takes for the encoded rows `Z` of a table whose columns are `columns`
-    (`ColumnSpec`s; None for an array): 'em' (the dictionary EM) where two category columns hold more than
-    `_PAIR_VALUES` pairs of the categories seen in rows of positive `weights`, else 'radon'."""
-    if columns is None: return 'radon'
-    Z = np.asarray(Z, dtype=float)
-    rows = slice(None) if weights is None else np.asarray(weights, dtype=float) > 0
-    seen = sorted(len(np.unique(x[~np.isnan(x)])) for x in (Z[rows, n] for n, c in enumerate(columns) if c.kind == 'category'))
-    return 'em' if len(seen) >= 2 and seen[-1] * seen[-2] > _PAIR_VALUES else 'radon'
-
-# %% ../nbs/03d_steps.ipynb #28072944
-_GRAM_ENTRIES = 2 * _ATOM_BUDGET  # solver='auto': the EM where the plan's Gram operators would hold more entries than this
-_EM_ROWS = 5_000  # ... on at least this many rows (fewer: the Radon fit is cheap enough and adds to the EM twin beside it)
-
-def gram_entries(n_atoms, pairs) -> float:
-    r"""The entries of the pairs' Gram operators, $\sum_{(j,k)} (I_j I_k)^2$, for dictionaries of `n_atoms` atoms per
-    feature and the feature `pairs` projected: the Radon solve's work per step, which `atom_budget` bounds for continuous
-    columns and a category's point masses escape."""
-    a, p = np.asarray(n_atoms, dtype=float), np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
-    return float(((a[p[:, 0]] * a[p[:, 1]]) ** 2).sum())
-
-def radon_too_large(n_atoms, pairs, n_rows: int) -> bool:
-    """Whether a fit with solver='auto' of `n_rows` rows takes the dictionary EM for a plan of these dictionaries' sizes
-    and pairs: `gram_entries` past `_GRAM_ENTRIES`, on at least `_EM_ROWS` rows."""
-    return n_rows >= _EM_ROWS and gram_entries(n_atoms, pairs) > _GRAM_ENTRIES
 
 # %% ../nbs/03d_steps.ipynb #dbd57fbd
 def pair_degree(pairs, n_features: int):
@@ -78,6 +50,48 @@ def choose_pairs(pairs, n_features: int, random_state=None) -> np.ndarray:
     "The feature pairs to project: all of them, or a random set with about `pair_degree` partners per feature."
     degree = pair_degree(pairs, n_features)
     return feature_pairs(n_features) if degree is None else random_pairs(n_features, degree, random_state)
+
+# %% ../nbs/03d_steps.ipynb #36f13f38
+_GRAM_ENTRIES = 2 * _ATOM_BUDGET  # solver='auto': the EM where the pairs' Gram operators would hold more entries than this
+_MANY_ROWS = 5_000  # ... on at least this many rows (fewer: the Radon fit is cheap enough and adds to the EM twin beside it)
+
+def gram_entries(n_atoms, pairs) -> float:
+    r"""The entries of the pairs' Gram operators, $\sum_{(j,k)} (I_j I_k)^2$, for dictionaries of `n_atoms` atoms per
+    feature and the feature `pairs` projected: the Radon solve's work per step, which `atom_budget` bounds for continuous
+    columns and a discrete column's point masses escape."""
+    a, p = np.asarray(n_atoms, dtype=float), np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    return float(((a[p[:, 0]] * a[p[:, 1]]) ** 2).sum())
+
+def planned_atoms(Z, columns=None, pairs='auto', max_discrete: int = 16, rows=slice(None)) -> np.ndarray:
+    """About how many atoms automatic dictionaries give each column of the encoded rows `Z[rows]` (`columns`: their
+    `ColumnSpec`s, None for an array), before they are learned: a discrete column's values seen (a category, a bool, or
+    a number column of at most `max_discrete` values), a continuous column's `atom_budget` (at most that many)."""
+    Z = np.asarray(Z, dtype=float)[rows]
+    seen = np.array([len(np.unique(x[~np.isnan(x)])) for x in Z.T], dtype=float)
+    number = np.ones(len(seen), bool) if columns is None else np.array([c.kind == 'number' for c in columns])
+    return np.where(number & (seen > max_discrete), atom_budget(n_pairs(pairs, len(seen))), seen)
+
+def planned_gram_entries(n_atoms, pairs='auto') -> float:
+    "`gram_entries` over the pairs `choose_pairs` would draw, on average: over every pair, scaled to `n_pairs` of them."
+    N = len(n_atoms)
+    return gram_entries(n_atoms, feature_pairs(N)) * n_pairs(pairs, N) / (N * (N - 1) // 2)
+
+# %% ../nbs/03d_steps.ipynb #17b2da50
+_PAIR_VALUES = 10_000  # solver='auto': the Radon solve unless two category columns hold more pairs of values than this
+
+def auto_solver(Z, columns, weights=None, pairs='auto', max_discrete: int = 16) -> str:
+    """The solver RAD's `solver='auto'` takes for the encoded rows `Z` of a table whose columns are `columns`
+    (`ColumnSpec`s; None for an array), counting the rows of positive `weights`: 'em' (the dictionary EM) where two
+    category columns hold more than `_PAIR_VALUES` pairs of the categories seen, or where on at least `_MANY_ROWS` rows
+    the planned Gram operators (`planned_atoms`, `planned_gram_entries` for the `pairs` setting) would hold more than
+    `_GRAM_ENTRIES` entries; else 'radon'."""
+    Z = np.asarray(Z, dtype=float)
+    rows = slice(None) if weights is None else np.asarray(weights, dtype=float) > 0
+    if columns is not None:
+        seen = sorted(len(np.unique(x[~np.isnan(x)])) for x in (Z[rows, n] for n, c in enumerate(columns) if c.kind == 'category'))
+        if len(seen) >= 2 and seen[-1] * seen[-2] > _PAIR_VALUES: return 'em'
+    if len(Z[rows]) < _MANY_ROWS: return 'radon'
+    return 'em' if planned_gram_entries(planned_atoms(Z, columns, pairs, max_discrete, rows), pairs) > _GRAM_ENTRIES else 'radon'
 
 # %% ../nbs/03d_steps.ipynb #16b635ea
 @dataclass(frozen=True)

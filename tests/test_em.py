@@ -190,29 +190,35 @@ def test_auto_solver_takes_the_em_where_two_category_columns_hold_many_pairs(mon
     assert RAD(local=False, random_state=0).partial_fit(X.to_numpy(float)).solver_ == 'radon'  # an array: no categories
 
 
-def test_auto_takes_the_em_where_the_plan_outgrows_the_atom_budget(monkeypatch):
-    X = _two_many_category_columns()  # 20 x 20 categories: within the pairs' bound and the plan's
+def test_auto_takes_the_em_where_the_planned_operators_outgrow_the_atom_budget(monkeypatch):
+    X = _two_many_category_columns()  # 20 x 20 categories: within the pairs' bound and the Gram bound
     assert RAD(local=False, random_state=0).fit(X).solver_ == 'radon'
-    monkeypatch.setattr(steps, '_GRAM_ENTRIES', 1e4)  # the plan's Gram entries now past the bound ...
-    monkeypatch.setattr(steps, '_EM_ROWS', 1_000)     # ... but on too few rows: still the Radon solve
+    monkeypatch.setattr(steps, '_GRAM_ENTRIES', 1e4)  # the planned Gram entries now past the bound ...
+    monkeypatch.setattr(steps, '_MANY_ROWS', 1_000)   # ... but on too few rows: still the Radon solve
     assert RAD(local=False, random_state=0).fit(X).solver_ == 'radon'
-    monkeypatch.setattr(steps, '_EM_ROWS', 100)
+    monkeypatch.setattr(steps, '_MANY_ROWS', 100)
     est = RAD(local=False, random_state=0).fit(X)
     assert est.solver == 'auto' and est.solver_ == 'em' and not hasattr(est, 'pairs_') and not hasattr(est, 'n_bins_')
     assert np.isfinite(est.score_samples(X)).all()
+    same = RAD(local=False, solver='em', random_state=0).fit(X)  # the rule decides before anything is fitted
+    np.testing.assert_array_equal(est.score_samples(X), same.score_samples(X))
+    assert RAD(local=False, random_state=0).fit(X.to_numpy(float)).solver_ == 'em'  # an array too: its columns' values
     assert RAD(local=False, solver='radon', n_init=1, random_state=0).fit(X).solver_ == 'radon'  # as set
     assert RAD(local=False, smoothing=0.05, n_init=1, random_state=0).fit(X).solver_ == 'radon'  # the EM refuses smoothing
-    assert RAD(local=False, random_state=0).partial_fit(X.to_numpy(float)).solver_ == 'radon'  # a stream keeps the Radon solve
+    assert RAD(local=False, random_state=0).partial_fit(X.to_numpy(float)).solver_ == 'radon'  # an array's stream keeps the Radon solve
 
 
 def test_an_em_one_frame_on_many_rows_doubles_its_rank_while_held_out_rows_gain(monkeypatch):
-    import radbook.local as local
     X = _two_many_category_columns(2000)  # b follows a: more than 10 components pay
-    plain = RAD(solver='em', random_state=0).fit(X)  # 2,000 rows: fewer than _EM_ROWS, the rank asked for
+    plain = RAD(solver='em', random_state=0).fit(X)  # 2,000 rows: fewer than _MANY_ROWS, the rank asked for
     assert plain.global_.n_components_ == 10
-    monkeypatch.setattr(local, '_EM_ROWS', 1_000)
+    monkeypatch.setattr(steps, '_MANY_ROWS', 1_000)
     grown = RAD(solver='em', random_state=0).fit(X)
-    assert grown.global_.n_components_ in (20, 40, 80)
-    assert grown.local_scores_['one'] > plain.local_scores_['one']  # kept where its held-out mean rose
+    assert grown.global_.n_components_ in (20, 40, 80) and grown.n_components_ == grown.global_.n_components_
+    assert grown.local_scores_['one'] > plain.local_scores_['one']  # the one frame's score is the grown fit's
+    assert not {'_em_start', '_keeps_start'} & set(vars(grown.global_))  # no summary of rows kept
+    monkeypatch.setattr(steps, '_GRAM_ENTRIES', 1e4)  # solver='auto' taking the EM by the Gram rule: grown the same way
+    auto = RAD(random_state=0).fit(X)
+    assert auto.solver_ == 'em' and auto.global_.n_components_ == grown.global_.n_components_
     searched = RAD(n_components='auto', solver='em', local=False, random_state=0).fit(X).n_components_
     assert RAD(n_components='auto', solver='em', random_state=0).fit(X).global_.n_components_ == searched  # no doubling
