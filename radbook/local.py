@@ -219,7 +219,8 @@ class MixtureDensity:
 # %% ../nbs/03g_local.ipynb #94eb9b9a
 PART_PARAMS = {'shape': 'whiten', 'n_components': 'auto', 'n_components_grid': (2, 4, 8), 'n_init': 2}  # each part's RAD settings
 _EM_PART_ROWS = 300  # a part of at least this many fitted rows is fitted by its dictionary EM alone (solver='em') ...
-# (500 before: digits took 19.6 s a fold against 15.4 s, at the same scores; curved -0.003, diamonds -0.008)
+# (500 before: digits took 19.6 s a fold against 15.4 s, at the same scores; curved -0.003, diamonds -0.008), and every
+# part is where the table has at least `steps._MANY_ROWS` rows (see "Parts by the EM on many rows" below)
 
 def _em_allowed(estimator) -> bool:
     "... where the estimator's own check of solver='em' (`_check_em`: no smoothing prior, no paper options, learned dictionaries) refuses nothing."
@@ -510,8 +511,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     its rank doubled while its held-out rows gain, `_climbed`), the partition (`fit_partition`
     over `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows; no parts
     where its `total_correlation` is below a quarter nat per row), a RAD per part with `part_params` (None:
-    `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least `_EM_PART_ROWS` fitted rows where
-    `_em_allowed`; on more than `_CHECK_ROWS` rows with every smooth column, the partition is fitted to that many of
+    `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least `_EM_PART_ROWS` fitted rows, or any
+    part of a table of at least `steps._MANY_ROWS` rows, where `_em_allowed`; on more than `_CHECK_ROWS` rows with every smooth column, the partition is fitted to that many of
     them, and where its total correlation passes and there are more than twice as many, fitted again to up to
     `_PARTITION_ROWS`), and
     the parts kept where `keep` is True (alone, `share` 0), or where it is 'auto' and their
@@ -579,7 +580,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
         params = {**params, 'shape': 'columns'}  # no two continuous columns without holes: every whitening would be refitted
     em_ok = _em_allowed(base)
     def part(c):
-        kw = {**params, 'solver': 'em'} if sizes[c] >= _EM_PART_ROWS and part_params is None and em_ok else params
+        by_em = sizes[c] >= _EM_PART_ROWS or (w > 0).sum() >= steps._MANY_ROWS  # a large part, or a large table's
+        kw = {**params, 'solver': 'em'} if by_em and part_params is None and em_ok else params
         p = clone(base).set_params(**kw).fit(X, sample_weight=w * (labels == c))
         if holes[getattr(getattr(p, 'shape_', None), 'group', np.zeros(0, int))].any():  # its rows had none of the holes
             p = clone(base).set_params(**{**kw, 'shape': 'columns'}).fit(X, sample_weight=w * (labels == c))

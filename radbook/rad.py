@@ -468,8 +468,9 @@ class RAD(BasePairwiseDensity):
         (`local_scores_`), and is tried only with
         shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
         partition has more than one part (and its parts read every column as discrete or continuous as the one frame
-        does); False fits one frame. A part of at least 300 fitted rows is fitted by its dictionary EM alone (solver='em';
-        unless smoothing, paper_options or dictionaries='marginal' ask for the Radon solve), a smaller one by the
+        does); False fits one frame. A part of at least 300 fitted rows, or any part of a table of at least 5,000 rows,
+        is fitted by its dictionary EM alone (solver='em'; unless smoothing, paper_options or dictionaries='marginal' ask
+        for the Radon solve), a smaller one by the
         estimator's solver (the Radon solve from two starts by default); its rank is the best of 2, 4 and 8 on held-out rows; at
         n_components=1 (the independence model) 'auto' fits one frame. Rows in memory (arrays, DataFrames) with RAD's own
         dictionaries only: memmaps, chunks, Dask arrays, `partial_fit` and given dictionaries fit one frame under
@@ -495,7 +496,7 @@ class RAD(BasePairwiseDensity):
         `combine`, `max_iter`, `tol`, `patience`, `precondition`) unused, and `smoothing` or `paper_options` refused.
         `partial_fit` merges each chunk into the summary (its sample draws from every row so far) and fits the EM
         again, units and dictionaries too (a category the first chunk lacked is refused; a stream keeps its solver).
-        Local frames fit their parts of at least 300 rows this way.
+        Local frames fit their parts of at least 300 rows this way (every part, from 5,000 rows).
     unseen : float >= 0 or None, default=1.0
         Pseudo-count of values never seen in fit, per discrete column: a new category, an integer near an integer
         column's fitted range, or any new value of a column whose values are not all integers, shares

@@ -96,6 +96,9 @@ def test_local_parts_of_many_rows_are_em_fits(monkeypatch):
         solvers[rows] = [p.solver_ for p in est.parts_]
         assert all(hasattr(p, 'pairs_') == (p.solver_ == 'radon') for p in est.parts_)
     assert solvers == {300: ['em', 'em'], 10**6: ['radon', 'radon']}
+    monkeypatch.setattr(steps, '_MANY_ROWS', 1_000)  # a table of that many rows: every part by the EM, whatever its size
+    est = RAD(n_init=2, local=True, random_state=0).fit(X)
+    assert [p.solver_ for p in est.parts_] == ['em', 'em']
     monkeypatch.setattr(local, '_EM_PART_ROWS', 300)  # settings the EM refuses keep the Radon solve: still two parts
     est = RAD(n_init=2, local=True, smoothing=0.05, random_state=0).fit(X)
     assert est.local_ and [p.solver_ for p in est.parts_] == ['radon', 'radon']
