@@ -507,12 +507,12 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
               min_rows: int = _MIN_PART_ROWS, twin: bool = True, parts: bool = True) -> LocalFit:
     r"""RAD in local frames from clones of the RAD `estimator` (its `local` set to False) on the rows `X` in memory
     (array-like or DataFrame) with frequency weights `sample_weight`: the one frame (under `keep='auto'` with its EM
-    twin beside it where that wins, `_with_twin`, or, where it is an EM fit itself on at least `steps._MANY_ROWS` rows,
+    twin beside it where that wins, `_with_twin`, or, where it is an EM fit itself on at least `steps._MANY_ROWS` rows of positive weight,
     its rank doubled while its held-out rows gain, `_climbed`), the partition (`fit_partition`
     over `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows; no parts
     where its `total_correlation` is below a quarter nat per row), a RAD per part with `part_params` (None:
     `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least `_EM_PART_ROWS` fitted rows, or any
-    part of a table of at least `steps._MANY_ROWS` rows, where `_em_allowed`; on more than `_CHECK_ROWS` rows with every smooth column, the partition is fitted to that many of
+    part of a table of at least `steps._MANY_ROWS` rows of positive weight, where `_em_allowed`; on more than `_CHECK_ROWS` rows with every smooth column, the partition is fitted to that many of
     them, and where its total correlation passes and there are more than twice as many, fitted again to up to
     `_PARTITION_ROWS`), and
     the parts kept where `keep` is True (alone, `share` 0), or where it is 'auto' and their

@@ -483,8 +483,8 @@ class RAD(BasePairwiseDensity):
         a point mass, and such a pair's Radon operators would grow with that product (dates or names stored as text:
         two columns of about 500 categories made a 700-row fit take 137 s under a profiler), where the EM's work grows
         with their sum. 'em' too where, on at least 5,000 rows, the pairs' Gram operators would hold more than twice the
-        entries `atom_budget` allows continuous columns (a discrete column's point masses escape it: 260 storm names
-        beside 12 continuous columns took 60 s of an 83 s fit). `solver_` says which one a fit took. 'radon', the paper's: to the 1-D histograms of random
+        entries `atom_budget` allows continuous columns (rows of positive weight; in memory, not a memmap) (a discrete column's point masses escape it: 260 storm names
+        beside 12 continuous columns took 60 s of a fold's 83). `solver_` says which one a fit took. 'radon', the paper's: to the 1-D histograms of random
         projections of every pair of columns, counted over every row in a second data pass, from the dictionary EM's
         mixture and random starts. 'em': that dictionary EM's mixture itself (notebook `03h_em`), fitted by likelihood
         on the summary's sample (at most 40,000 rows) without the held-out rows (the shape map too), which stop each EM and choose the rank of
@@ -573,7 +573,7 @@ class RAD(BasePairwiseDensity):
         solver='em', the EM's iterate kept.
     solver_ : str
         The solver the fit took: 'radon' or 'em' (`solver`, 'auto' resolved; for `partial_fit`, on the first chunk, and
-        only a DataFrame's rows take 'em' there, by their categories alone). A fit the shape step made at rank one, in closed form, keeps the name
+        only a DataFrame's rows take 'em' there). A fit the shape step made at rank one, in closed form, keeps the name
         of the solver it would have used.
     converged_ : bool
         Whether every final run stopped on its criterion rather than on `max_iter` (solver='em': the EM on its held-out
@@ -774,11 +774,11 @@ class RAD(BasePairwiseDensity):
 
     def _solver_for(self, X, weights=None, columns=None) -> str:
         """The solver a fit of the encoded rows `X` (a DataFrame's `columns`, the fit's by default; weighted by `weights`)
-        takes: `solver`, with 'auto' resolved by `auto_solver` where the rows are in memory and the dictionary EM takes
-        the settings (`_check_em`), else the Radon solve."""
+        takes: `solver`, with 'auto' resolved by `auto_solver` where the rows are in memory (not a memmap, which is read
+        in chunks) and the dictionary EM takes the settings (`_check_em`), else the Radon solve."""
         check_option('solver', self.solver, _SOLVERS)
         if self.solver != 'auto': return self.solver
-        if not isinstance(X, np.ndarray) or not _em_allowed(self): return 'radon'
+        if not isinstance(X, np.ndarray) or isinstance(X, np.memmap) or not _em_allowed(self): return 'radon'
         return auto_solver(X, self._columns if columns is None else columns, weights, self.pairs, self.max_discrete)
 
     def _check_em(self):

@@ -90,7 +90,7 @@ def auto_solver(Z, columns, weights=None, pairs='auto', max_discrete: int = 16) 
     if columns is not None:
         seen = sorted(len(np.unique(x[~np.isnan(x)])) for x in (Z[rows, n] for n, c in enumerate(columns) if c.kind == 'category'))
         if len(seen) >= 2 and seen[-1] * seen[-2] > _PAIR_VALUES: return 'em'
-    if len(Z[rows]) < _MANY_ROWS: return 'radon'
+    if (len(Z) if weights is None else np.count_nonzero(rows)) < _MANY_ROWS: return 'radon'
     return 'em' if planned_gram_entries(planned_atoms(Z, columns, pairs, max_discrete, rows), pairs) > _GRAM_ENTRIES else 'radon'
 
 # %% ../nbs/03d_steps.ipynb #16b635ea

@@ -193,7 +193,7 @@ def test_auto_solver_takes_the_em_where_two_category_columns_hold_many_pairs(mon
     assert RAD(local=False, random_state=0).partial_fit(X.to_numpy(float)).solver_ == 'radon'  # an array: no categories
 
 
-def test_auto_takes_the_em_where_the_planned_operators_outgrow_the_atom_budget(monkeypatch):
+def test_auto_takes_the_em_where_the_planned_operators_outgrow_the_atom_budget(monkeypatch, tmp_path):
     X = _two_many_category_columns()  # 20 x 20 categories: within the pairs' bound and the Gram bound
     assert RAD(local=False, random_state=0).fit(X).solver_ == 'radon'
     monkeypatch.setattr(steps, '_GRAM_ENTRIES', 1e4)  # the planned Gram entries now past the bound ...
@@ -209,6 +209,10 @@ def test_auto_takes_the_em_where_the_planned_operators_outgrow_the_atom_budget(m
     assert RAD(local=False, solver='radon', n_init=1, random_state=0).fit(X).solver_ == 'radon'  # as set
     assert RAD(local=False, smoothing=0.05, n_init=1, random_state=0).fit(X).solver_ == 'radon'  # the EM refuses smoothing
     assert RAD(local=False, random_state=0).partial_fit(X.to_numpy(float)).solver_ == 'radon'  # an array's stream keeps the Radon solve
+    assert RAD(local=False, random_state=0).partial_fit(X).solver_ == 'em'  # a DataFrame's first chunk is read as a fit's rows
+    mm = np.memmap(tmp_path / 'rows.dat', dtype=float, mode='w+', shape=X.shape); mm[:] = X.to_numpy(float); mm.flush()
+    assert RAD(local=False, n_init=1, random_state=0).fit(np.memmap(tmp_path / 'rows.dat', dtype=float, mode='r',
+                                                                    shape=X.shape)).solver_ == 'radon'  # read in chunks
 
 
 def test_an_em_one_frame_on_many_rows_doubles_its_rank_while_held_out_rows_gain(monkeypatch):
