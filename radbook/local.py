@@ -507,13 +507,13 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
               min_rows: int = _MIN_PART_ROWS, twin: bool = True, parts: bool = True) -> LocalFit:
     r"""RAD in local frames from clones of the RAD `estimator` (its `local` set to False) on the rows `X` in memory
     (array-like or DataFrame) with frequency weights `sample_weight`: the one frame (under `keep='auto'` with its EM
-    twin beside it where that wins, `_with_twin`, or, where it is an EM fit itself on at least `steps._MANY_ROWS` rows of positive weight,
-    its rank doubled while its held-out rows gain, `_climbed`), the partition (`fit_partition`
+    twin beside it where that wins, `_with_twin`, or, where it is an EM fit itself on at least `steps._MANY_ROWS` rows
+    of positive weight, its rank doubled while its held-out rows gain, `_climbed`), the partition (`fit_partition`
     over `smooth_columns`, at least two of them; `n_parts` candidates, parts of at least `min_rows` rows; no parts
     where its `total_correlation` is below a quarter nat per row), a RAD per part with `part_params` (None:
     `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least `_EM_PART_ROWS` fitted rows, or any
-    part of a table of at least `steps._MANY_ROWS` rows of positive weight, where `_em_allowed`; on more than `_CHECK_ROWS` rows with every smooth column, the partition is fitted to that many of
-    them, and where its total correlation passes and there are more than twice as many, fitted again to up to
+    part of a table of at least `steps._MANY_ROWS` rows of positive weight, where `_em_allowed`; on more than
+    `_CHECK_ROWS` rows with every smooth column, the partition is fitted to that many of them, and where its total correlation passes and there are more than twice as many, fitted again to up to
     `_PARTITION_ROWS`), and
     the parts kept where `keep` is True (alone, `share` 0), or where it is 'auto' and their
     mixture with the one frame (its `share` fitted on the held-out rows, `stack_weight`, at least `_MIN_SHARE`) beats
@@ -546,6 +546,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     out = LocalFit(one, [], np.ones(1), None, {})
     Z = one.encode(X)
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    many = (w > 0).sum() >= steps._MANY_ROWS  # a large table: the EM fits every part, and an EM one frame grows
     row_seed = int(check_random_state(copy.deepcopy(rs)).randint(2**31 - 1))  # the fit's first draw (RAD._fit)
     held = held_out_rows(0, len(Z), row_seed, float(base.validation_fraction)) & (w > 0)
     out.held = held
@@ -553,8 +554,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if held.any():
         one_rows = _held_rows(one, before_refit(one), X, held)  # before its refit, which the held-out rows' counts join
         if (keep == 'auto' and getattr(one, 'solver_', 'radon') == 'em' and isinstance(base.n_components, numbers.Integral)
-                and one.n_components_ == base.n_components and (w > 0).sum() >= steps._MANY_ROWS):  # an EM fit (not the shape
-            # step's rank one) on many rows: more components (on 1,055 rows of `breaches` doubling lost 0.09 nats a row)
+                and one.n_components_ == base.n_components and many):  # an EM fit (not the shape step's rank one) on
+            # many rows: more components (on 1,055 rows of `breaches` doubling lost 0.09 nats a row)
             one, one_rows = _climbed(one, base, X, held, w, one_rows)
             out.one = one
         out.scores['one'] = float(np.average(one_rows, weights=w[held]))
@@ -580,7 +581,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
         params = {**params, 'shape': 'columns'}  # no two continuous columns without holes: every whitening would be refitted
     em_ok = _em_allowed(base)
     def part(c):
-        by_em = sizes[c] >= _EM_PART_ROWS or (w > 0).sum() >= steps._MANY_ROWS  # a large part, or a large table's
+        by_em = sizes[c] >= _EM_PART_ROWS or many  # a large part, or a large table's
         kw = {**params, 'solver': 'em'} if by_em and part_params is None and em_ok else params
         p = clone(base).set_params(**kw).fit(X, sample_weight=w * (labels == c))
         if holes[getattr(getattr(p, 'shape_', None), 'group', np.zeros(0, int))].any():  # its rows had none of the holes

@@ -482,14 +482,16 @@ class RAD(BasePairwiseDensity):
         the categories seen (`auto_solver`, notebook `03d_steps`) and the EM takes the other settings; each category is
         a point mass, and such a pair's Radon operators would grow with that product (dates or names stored as text:
         two columns of about 500 categories made a 700-row fit take 137 s under a profiler), where the EM's work grows
-        with their sum. 'em' too where, on at least 5,000 rows, the pairs' Gram operators would hold more than twice the
-        entries `atom_budget` allows continuous columns (rows of positive weight; in memory, not a memmap) (a discrete column's point masses escape it: 260 storm names
-        beside 12 continuous columns took 60 s of a fold's 83). `solver_` says which one a fit took. 'radon', the paper's: to the 1-D histograms of random
+        with their sum. 'em' too where, on at least 5,000 rows of positive weight in memory (not a memmap), the pairs'
+        Gram operators would hold more than twice the entries `atom_budget` allows continuous columns: a discrete
+        column's point masses escape it (260 storm names beside 12 continuous columns took 60 s of a fold's 83).
+        `solver_` says which one a fit took. 'radon', the paper's: to the 1-D histograms of random
         projections of every pair of columns, counted over every row in a second data pass, from the dictionary EM's
         mixture and random starts. 'em': that dictionary EM's mixture itself (notebook `03h_em`), fitted by likelihood
         on the summary's sample (at most 40,000 rows) without the held-out rows (the shape map too), which stop each EM and choose the rank of
         `n_components_grid` (or take `n_components`; under `local='auto'`, on at least 5,000 rows, that rank is then
-        doubled while the held-out rows gain, at most three times, as the EM twin's is): `rank_scores_` and `validation_curve_` (per EM iteration) hold their
+        doubled while the held-out rows gain, at most three times, as the EM twin's is): `rank_scores_` and
+        `validation_curve_` (per EM iteration) hold their
         mean log-likelihood in the table's units, `n_iter_` is the iterate kept (with validation_fraction=0 the EM holds out
         a fifth of its rows itself). One data pass and no projections (`pairs_`, `directions_`, `n_bins_`, `bin_lo_`
         and `bin_width_` are not set), the Radon solver's settings (`n_projections`, `n_bins`, `pairs`, `n_init`,
