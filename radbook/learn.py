@@ -4,7 +4,7 @@
 
 # %% ../nbs/01a_learn.ipynb #569fb47b
 from __future__ import annotations
-import functools
+from collections import namedtuple
 import numbers
 import threading
 from contextlib import contextmanager
@@ -15,8 +15,9 @@ from .dictionaries import (atom_spec, auto_dictionary, gaussian, laplacian, poin
                                   atom_floor, peel_heavy, _few_values, _LOG_SQRT_2PI)
 
 # %% auto #0
-__all__ = ['GRID_STARTS', 'atom_arrays', 'arrays_atoms', 'tied_e_step', 'tied_m_step', 'single_threaded', 'tied_em', 'overrelax',
-           'grid_dictionary', 'grid_starts', 'learn_dictionaries', 'learn_ranks']
+__all__ = ['Theta', 'GRID_STARTS', 'atom_arrays', 'arrays_atoms', 'TiedLayout', 'TiedRows', 'tied_e_step', 'tied_logpdf',
+           'tied_m_step', 'single_threaded', 'tied_em', 'overrelax', 'grid_dictionary', 'grid_starts',
+           'learn_dictionaries', 'learn_ranks']
 
 # %% ../nbs/01a_learn.ipynb #5e97f650
 _LEARNABLE = ('norm', 'laplace', 'point')
@@ -39,48 +40,13 @@ def arrays_atoms(kinds, locs, scales) -> list:
 _TINY, _TINY32 = 1e-300, np.finfo(np.float32).tiny
 
 _F32 = np.float32
+_NORM, _LAPLACE, _POINT, _PAD = 0, 1, 2, 3  # atom kinds as codes; a pad fills a block where a column has fewer atoms
+_CODES = {'norm': _NORM, 'laplace': _LAPLACE, 'point': _POINT}
+_RESCALE = 4  # the E-step's product over columns is rescaled after this many of them
 
-@functools.lru_cache(maxsize=1024)
-def _layout(dtype: str, raw: bytes) -> tuple:
-    "`_kind_rows` of the kinds array with this dtype and these bytes (hashable, so cached)."
-    kinds = np.frombuffer(raw, dtype=dtype)
-    out = []
-    for kind in ('norm', 'laplace', 'point'):
-        mask = kinds == kind
-        rows = np.flatnonzero(mask)
-        contiguous = len(rows) and rows[-1] - rows[0] + 1 == len(rows)
-        out.append((slice(int(rows[0]), int(rows[-1]) + 1) if contiguous else rows, len(rows), mask))
-    return tuple(out)
-
-def _kind_rows(kinds) -> tuple:
-    """Where each kind of atom sits in `kinds`: `(rows, count, mask)` for 'norm', 'laplace' and 'point', `rows` a slice
-    where the atoms of that kind are consecutive (results are written straight into a view), else their indices.
-    Computed once per dictionary layout (the kinds never change during an EM)."""
-    kinds = np.asarray(kinds)
-    if kinds.dtype.kind != 'U': kinds = kinds.astype(str)  # an object array's bytes are pointers: key on the text
-    return _layout(kinds.dtype.str, kinds.tobytes())
-
-def _logpdfs_t(kinds, locs, scales, x) -> np.ndarray:
-    """`spec_logpdfs(kinds, locs, scales, x).T` in single precision for Gaussian, Laplacian and point-mass atoms,
-    computed atoms first: `(atoms, rows)`."""
-    out = np.empty((len(kinds), len(x)), _F32)
-    layout = _kind_rows(kinds)
-    (points, n_points, _), smooth = layout[2], layout[0][1] + layout[1][1]
-    on_point = np.isin(x, locs[points]) if n_points and smooth else None  # compared in double: equal values stay equal
-    x32 = x.astype(_F32) if smooth else None
-    for kind, (rows, count, _) in zip(('norm', 'laplace'), layout[:2]):
-        if not count: continue
-        view = isinstance(rows, slice)
-        y = np.subtract(x32, locs[rows, None].astype(_F32), out=out[rows] if view else None)
-        y *= (1 / scales[rows, None]).astype(_F32)
-        norm = (_LOG_SQRT_2PI if kind == 'norm' else np.log(2.0)) + np.log(scales[rows])
-        if kind == 'norm': np.square(y, out=y); y *= _F32(-0.5)
-        else: np.abs(y, out=y); np.negative(y, out=y)
-        y -= norm[:, None].astype(_F32)
-        if on_point is not None: y[:, on_point] = -np.inf  # the counting measure: continuous atoms have no mass there
-        if not view: out[rows] = y
-    if n_points: out[points] = np.where(x[None, :] == locs[points, None], 0.0, -np.inf)
-    return out
+Theta = namedtuple('Theta', 'weights coefs locs scales')
+Theta.__doc__ = """A tied-atom CPD's parameters on a `TiedLayout`: the component weights (F,), every column's coefficients
+stacked (atoms x F, each column's rows a simplex per component) and every atom's location and scale."""
 
 def _point_index(locs, x):
     """The index in `locs` of the point mass at each value of `x`, or None where a value has none (missing, or unseen)
@@ -91,74 +57,202 @@ def _point_index(locs, x):
     pos = np.minimum(np.searchsorted(s, x), len(s) - 1)
     return order[pos] if (s[pos] == x).all() else None
 
-def tied_e_step(Z, atoms, weights, coefs) -> tuple:
-    """Posteriors of a tied-atom dictionary CPD for the rows of `Z` (NaN = missing): `(resp, E, M, loglik)`, with
-    `resp[i, r]` the component posteriors, `E[n]` (atoms x rows, single precision) the atom densities of feature n
-    divided by each row's largest, `M[n] = coefs[n].T @ E[n]` (components x rows) and `loglik` the log density of every row."""
-    K, F = len(Z), len(weights)
-    P = np.repeat(np.asarray(weights, dtype=float)[:, None], K, axis=1)  # (components, rows)
-    log_scale, E, M = np.zeros(K), [], []
-    with np.errstate(divide='ignore'):
-        for n, (kinds, locs, scales) in enumerate(atoms):
-            x = Z[:, n]
-            idx = _point_index(locs, x) if _kind_rows(kinds)[2][1] == len(kinds) else None
-            if idx is not None:  # point masses alone, every value one of them: each row's atom densities are one-hot
-                lp = np.zeros((len(kinds), K), _F32); lp[idx, np.arange(K)] = 1.0
-                m = coefs[n].T.astype(_F32)[:, idx]  # = coefs.T @ lp, bit for bit; every row's largest density is 1
-            else:
-                missing = np.isnan(x)
-                lp = _logpdfs_t(kinds, locs, scales, np.where(missing, locs[0], x))
-                lp[:, missing] = 0.0
-                top = lp.max(axis=0)
-                lp -= top; np.exp(lp, out=lp)
-                m = coefs[n].T.astype(_F32) @ lp
-                log_scale += top
-            np.maximum(m, _TINY32, out=m)
-            P *= m
-            peak = P.max(axis=0); P /= peak
-            log_scale += np.log(peak)
-            E.append(lp); M.append(m)
+def _padded(a, fill):
+    "`a` with one more row of `fill`: what a pad reads."
+    return np.concatenate((a, np.full((1,) + a.shape[1:], fill, a.dtype)))
+
+def _blocks(sizes, features) -> list:
+    """`features` by decreasing atom count (`sizes`), a new block wherever one has fewer than half the atoms of its
+    block's first: padding at most doubles a block."""
+    out = []
+    for n in sorted(features, key=lambda n: -sizes[n]):  # sorted is stable: ties keep their order
+        if out and 2 * sizes[n] >= sizes[out[-1][0]]: out[-1].append(n)
+        else: out.append([n])
+    return [np.array(b) for b in out]
+
+class TiedLayout:
+    """Every column's atoms in one flat array: column n's at `off[n]:off[n+1]` (`feat` says whose each atom is), their
+    kinds as codes (`code`), where the point masses sit (`locs0`: they never move). Built from `atom_arrays` per column."""
+    def __init__(self, atoms):
+        self.kinds = [np.asarray(k) for k, _, _ in atoms]
+        self.sizes = np.array([len(k) for k in self.kinds], dtype=int)
+        self.off = np.concatenate(([0], np.cumsum(self.sizes)))
+        self.feat = np.repeat(np.arange(len(self.kinds)), self.sizes)
+        self.code = np.array([_CODES[str(k)] for ks in self.kinds for k in ks], dtype=np.int8)
+        self.locs0 = np.concatenate([np.asarray(l, dtype=float) for _, l, _ in atoms])
+
+    @property
+    def n_atoms(self) -> int: return len(self.feat)
+
+    def pack(self, weights, coefs, atoms) -> Theta:
+        "The `Theta` of per-column `coefs` (atoms x F each) and `atoms` (`atom_arrays` each)."
+        return Theta(np.asarray(weights, dtype=float), np.concatenate(coefs, axis=0).astype(float),
+                     np.concatenate([l for _, l, _ in atoms]).astype(float),
+                     np.concatenate([s for _, _, s in atoms]).astype(float))
+
+    def unpack(self, theta: Theta) -> tuple:
+        "`(weights, coefs, atoms)` per column again."
+        cut = lambda a: [a[i:j].copy() for i, j in zip(self.off[:-1], self.off[1:])]
+        return theta.weights, cut(theta.coefs), list(zip(self.kinds, cut(theta.locs), cut(theta.scales)))
+
+    def gather(self, features) -> np.ndarray:
+        "(columns, A) indices of `features`' atoms, A the most any of them has; `n_atoms` (the pad) past each one's."
+        sizes = self.sizes[features]
+        j = np.arange(sizes.max() if len(sizes) else 0)
+        return np.where(j < sizes[:, None], self.off[features][:, None] + j, self.n_atoms)
+
+    def rows(self, Z) -> "TiedRows": return TiedRows(self, Z)
+
+class _IndexBlock:
+    "Columns read by index: `at` their atoms (padded), `index` each row's atom (into the flat atoms), `onehot` its densities."
+    def __init__(self, layout, features, idx):
+        self.features, self.at = features, layout.gather(features)
+        self.valid = self.at < layout.n_atoms
+        self.index = layout.off[features][:, None] + idx                             # (columns, rows)
+        self.onehot = np.zeros(self.at.shape + (idx.shape[1],), _F32)
+        np.put_along_axis(self.onehot, idx[:, None, :], 1.0, axis=1)
+
+class _DenseBlock:
+    """Columns whose atoms are evaluated one by one: `at` their atoms (padded), `x` their values (columns x rows,
+    NaN = missing), masks of each kind, and for the M-step each continuous kind's atoms (`rows` into the block's
+    atoms, the column's values in single precision with 0 where missing, the column)."""
+    def __init__(self, layout, Z, features):
+        self.features, self.at = features, layout.gather(features)
+        code = np.concatenate((layout.code, [_PAD]))[self.at]
+        self.is_norm, self.is_laplace, self.is_point = code == _NORM, code == _LAPLACE, code == _POINT
+        self.valid, self.smooth = code != _PAD, (code == _NORM) | (code == _LAPLACE)
+        self.x = Z[:, features].T
+        self.missing = np.isnan(self.x)
+        self.holes, self.points = bool(self.missing.any()), bool(self.is_point.any())
+        self.n_seen = (~self.missing).sum(axis=1)
+        x32 = np.where(self.missing, 0.0, self.x).astype(_F32)
+        self.kinds = {}
+        for kind, mask in ((_NORM, self.is_norm), (_LAPLACE, self.is_laplace)):
+            rows = np.flatnonzero(mask.ravel())
+            if len(rows): self.kinds[kind] = (rows, x32[rows // mask.shape[1]], features[rows // mask.shape[1]])
+
+class TiedRows:
+    """The rows `Z` (NaN = missing) as the E- and M-steps read them on `layout`: the columns read by index (point masses
+    alone, every value one of them) and the dense blocks of the others (`_blocks`)."""
+    def __init__(self, layout: TiedLayout, Z):
+        Z = np.asarray(Z, dtype=float)
+        self.n_rows, self.n_features = Z.shape
+        idx = {}
+        for n in np.flatnonzero([(layout.code[i:j] == _POINT).all() for i, j in zip(layout.off[:-1], layout.off[1:])]):
+            found = _point_index(layout.locs0[layout.off[n]:layout.off[n + 1]], Z[:, n])
+            if found is not None: idx[n] = found
+        self.index = [_IndexBlock(layout, b, np.array([idx[n] for n in b])) for b in _blocks(layout.sizes, list(idx))]
+        rest = [n for n in range(self.n_features) if n not in idx]
+        mixed = {n for n in rest if (layout.code[layout.off[n]:layout.off[n + 1]] == _POINT).any()}
+        self.dense = [_DenseBlock(layout, Z, b) for group in ([n for n in rest if n not in mixed], sorted(mixed))
+                      for b in _blocks(layout.sizes, group)]
+
+# %% ../nbs/01a_learn.ipynb #bca1e923
+def _dense_densities(block: _DenseBlock, locs, scales, coefs32) -> tuple:
+    """A dense block's atom densities divided by each row's largest, `E` (columns x atoms x rows, single precision),
+    `M` = $B_n^T E$ (columns x components x rows, at least the least normal single) and the logs of the rows' largest
+    densities summed over the block's columns; `locs`, `scales` and `coefs32` end with a pad's row."""
+    l, s = locs[block.at], np.where(block.smooth, scales[block.at], 1.0)  # a point mass or a pad: any finite width
+    x = np.where(block.missing, l[:, :1], block.x) if block.holes else block.x  # a hole reads the first atom's place
+    y = np.subtract(x.astype(_F32)[:, None, :], l.astype(_F32)[:, :, None])
+    y *= (1 / s).astype(_F32)[:, :, None]
+    norm = np.where(block.is_norm, _LOG_SQRT_2PI, np.log(2.0)) + np.log(s)
+    norm[~block.valid] = np.inf                                  # a pad has no density anywhere
+    if block.is_laplace.any():
+        out = np.abs(y); np.negative(out, out=out)
+        if block.is_norm.any():
+            np.square(y, out=y); y *= _F32(-0.5)
+            np.copyto(out, y, where=block.is_norm[:, :, None])
+    else: out = y; np.square(out, out=out); out *= _F32(-0.5)
+    out -= norm.astype(_F32)[:, :, None]
+    if block.points:  # the counting measure: continuous atoms have no mass at a point mass's value
+        hit = x[:, None, :] == l[:, :, None]                     # compared in double: equal values stay equal
+        on_point = (hit & block.is_point[:, :, None]).any(axis=1)
+        np.copyto(out, _F32(-np.inf), where=block.smooth[:, :, None] & on_point[:, None, :])
+        np.copyto(out, np.where(hit, _F32(0), _F32(-np.inf)), where=block.is_point[:, :, None])
+    if block.holes: np.copyto(out, _F32(0), where=block.missing[:, None, :])
+    top = out.max(axis=1)
+    out -= top[:, None, :]; np.exp(out, out=out)
+    M = np.matmul(coefs32[block.at].transpose(0, 2, 1), out)
+    np.maximum(M, _TINY32, out=M)
+    return out, M, top.sum(axis=0, dtype=float)
+
+def tied_e_step(rows: TiedRows, theta: Theta) -> tuple:
+    """Posteriors of a tied-atom dictionary CPD with parameters `theta` for `rows` (`TiedLayout.rows`): `(resp, post,
+    loglik)`, with `resp[i, r]` the component posteriors, `loglik` the log density of every row, and `post` what the
+    M-step reads: per block by index its $m_n$ (columns x components x rows), per dense block `(E, M)` (`_dense_densities`)."""
+    c32 = theta.coefs.astype(_F32)
+    by_index, dense, log_scale = [], [], 0.0
+    for block in rows.index:  # each row's coefficient at its value
+        m = np.take(c32.T, block.index, axis=1)
+        np.maximum(m, _TINY32, out=m)
+        by_index.append(m.transpose(1, 0, 2))
+    if rows.dense:
+        locs, scales, coefs32 = _padded(theta.locs, 0.0), _padded(theta.scales, 1.0), _padded(c32, 0.0)
+    for block in rows.dense:
+        E, M, top = _dense_densities(block, locs, scales, coefs32)
+        dense.append((E, M)); log_scale = log_scale + top
+    P = np.repeat(np.asarray(theta.weights, dtype=float)[:, None], rows.n_rows, axis=1)  # (components, rows)
+    done = 0
+    for M in by_index + [M for _, M in dense]:
+        for m in M:
+            P *= m; done += 1
+            if done % _RESCALE == 0 or done == rows.n_features:
+                peak = P.max(axis=0); P /= peak
+                log_scale = log_scale + np.log(peak)
     total = P.sum(axis=0)
     P /= total
-    return P.T, E, M, np.log(total) + log_scale
+    return P.T, (by_index, dense), np.log(total) + log_scale
+
+def tied_logpdf(Z, atoms, weights, coefs) -> np.ndarray:
+    "The log density of each row of `Z` (NaN = missing) under the tied-atom CPD of `atoms` (`atom_arrays` per column)."
+    layout = TiedLayout(atoms)
+    return tied_e_step(layout.rows(Z), layout.pack(weights, coefs, atoms))[2]
 
 # %% ../nbs/01a_learn.ipynb #1178bc2f
-def tied_m_step(Z, atoms, resp, E, M, coefs, floors, row_weights=None, prior: float = 0.0) -> tuple:
-    """One M-step from `tied_e_step`'s posteriors: `(weights, coefs, atoms)`; `floors[n]` bounds feature n's atom
-    widths below; `prior` adds that many pseudo-counts to every coefficient (a symmetric Dirichlet prior, MAP)."""
+def tied_m_step(rows: TiedRows, theta: Theta, resp, post, floors, row_weights=None, prior: float = 0.0) -> Theta:
+    """One M-step from `tied_e_step`'s posteriors `resp` and `post` on `rows`: the new `Theta`; `floors[n]` bounds
+    column n's atom widths below; `prior` adds that many pseudo-counts to every coefficient (a symmetric Dirichlet
+    prior, MAP)."""
+    by_index, dense = post
     R = resp.T if row_weights is None else resp.T * row_weights  # (components, rows)
     mass = R.sum(axis=1)
     R32 = R.astype(_F32)
-    new_coefs, new_atoms = [], []
-    for n, (kinds, locs, scales) in enumerate(atoms):
-        Q = R32 / M[n]
-        S = coefs[n] * (E[n] @ Q.T) + prior
-        total = S.sum(axis=0, keepdims=True)
-        new_coefs.append(np.where(total > _TINY, S / np.maximum(total, _TINY), coefs[n]))  # (next to) no rows: kept
-        (_, n_norm, is_norm), (_, n_lap, is_lap), _ = _kind_rows(kinds)
-        if not n_norm + n_lap:  # point masses alone: nothing moves
-            new_atoms.append((kinds, locs.copy(), scales.copy()))
-            continue
-        eta = coefs[n].astype(_F32) @ Q; eta *= E[n]        # posterior of each atom, summed over components: (atoms, rows)
-        x = Z[:, n]
-        seen = ~np.isnan(x)
-        if not seen.all(): x, eta = x[seen], eta[:, seen]
-        x32, w = x.astype(_F32), eta.sum(axis=1, dtype=float)
-        locs, scales = locs.copy(), scales.copy()
-        live = w > 1e-8 * max(len(x), 1)                     # an atom no row uses keeps its place
-        g = np.flatnonzero(live & is_norm)
-        if len(g):
-            mu = eta[g] @ x32 / w[g]
-            d = np.subtract(x32, mu[:, None].astype(_F32)); d *= d; d *= eta[g]  # the variance about the new mean
-            locs[g], scales[g] = mu, np.sqrt(np.maximum(d.sum(axis=1, dtype=float) / w[g], floors[n] ** 2))
-        lap = np.flatnonzero(live & is_lap)
-        if len(lap):
-            r = eta[lap] / np.maximum(np.abs(np.subtract(x32, locs[lap, None].astype(_F32))), _F32(1e-3 * floors[n]))
-            locs[lap] = r @ x32 / r.sum(axis=1, dtype=float)
-            d = np.abs(np.subtract(x32, locs[lap, None].astype(_F32))); d *= eta[lap]
-            scales[lap] = np.maximum(d.sum(axis=1, dtype=float) / w[lap], floors[n] / np.sqrt(2))
-        new_atoms.append((kinds, locs, scales))
-    return mass / mass.sum(), new_coefs, new_atoms
+    coefs, locs, scales = theta.coefs.copy(), theta.locs.copy(), theta.scales.copy()
+    padded = _padded(theta.coefs, 0.0)
+    def renew(at, valid, S):  # S[n, l, r] = sum_i resp_ir phi_nl(x_in) / m_n(x_in, r); the new columns of B_n
+        S = S * padded[at] + prior
+        S[~valid] = 0.0
+        total = S.sum(axis=1, keepdims=True)
+        C = np.where(total > _TINY, S / np.maximum(total, _TINY), padded[at])  # (next to) no rows: kept
+        coefs[at[valid]] = C[valid]
+    for block, M in zip(rows.index, by_index):  # point masses alone: only the coefficients move
+        renew(block.at, block.valid, np.matmul(block.onehot, (R32 / M).transpose(0, 2, 1)))
+    for block, (E, M) in zip(rows.dense, dense):
+        Q = R32 / M
+        renew(block.at, block.valid, np.matmul(E, Q.transpose(0, 2, 1)))
+        if not block.kinds: continue
+        eta = np.matmul(padded[block.at].astype(_F32), Q); eta *= E  # each atom's posterior over both layers
+        if block.holes: np.copyto(eta, _F32(0), where=block.missing[:, None, :])
+        eta = eta.reshape(-1, eta.shape[2])
+        for kind, (where, x32, feature) in block.kinds.items():
+            e, at = eta[where], block.at.ravel()[where]
+            w = e.sum(axis=1, dtype=float)
+            live = w > 1e-8 * np.maximum(block.n_seen[where // block.at.shape[1]], 1)  # an atom no row uses keeps its place
+            dot = lambda a: np.matmul(a[:, None, :], x32[:, :, None])[:, 0, 0]
+            with np.errstate(divide='ignore', invalid='ignore'):
+                if kind == _NORM:
+                    mu = dot(e) / w
+                    d = np.subtract(x32, mu.astype(_F32)[:, None]); d *= d; d *= e  # the variance about the new mean
+                    scale = np.sqrt(np.maximum(d.sum(axis=1, dtype=float) / w, floors[feature] ** 2))
+                else:
+                    r = e / np.maximum(np.abs(np.subtract(x32, locs[at].astype(_F32)[:, None])),
+                                       (1e-3 * floors[feature]).astype(_F32)[:, None])
+                    mu = dot(r) / r.sum(axis=1, dtype=float)
+                    d = np.abs(np.subtract(x32, mu.astype(_F32)[:, None])); d *= e
+                    scale = np.maximum(d.sum(axis=1, dtype=float) / w, floors[feature] / np.sqrt(2))
+            locs[at[live]], scales[at[live]] = mu[live], scale[live]
+    return Theta(mass / mass.sum(), coefs, locs, scales)
 
 # %% ../nbs/01a_learn.ipynb #7cfa2e1a
 _threads = threading.local()  # how deep this thread is in `single_threaded` blocks
@@ -204,12 +298,14 @@ def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: 
     F = int(n_components)
     weights = np.full(F, 1.0 / F)
     coefs = [rng.dirichlet(np.ones(len(a[1])), size=F).T for a in atoms]
+    layout = TiedLayout(atoms)
     with single_threaded():  # thin products: threads only add overhead (and stall on busy cores)
         part = lambda rows: (Z[rows], None if w is None else w[rows])
         scoring = part(val) if held is None else (np.asarray(held, dtype=float),
                                                   None if held_weights is None else np.asarray(held_weights, dtype=float))
-        best, scores = _em_loop(part(fit), scoring, atoms, weights, coefs, floors, max_iter, patience, tol, accelerate,
-                                float(coef_prior))
+        best, scores = _em_loop(part(fit), scoring, layout, layout.pack(weights, coefs, atoms), floors, max_iter,
+                                patience, tol, accelerate, float(coef_prior))
+    best['weights'], best['coefs'], best['atoms'] = layout.unpack(best.pop('theta'))
     best['scores'] = scores
     return best
 
@@ -222,53 +318,50 @@ def _toward(a, b, eta: float, log: bool = False):
     la, lb = np.log(np.maximum(a, _TINY)), np.log(np.maximum(b, _TINY))
     return np.exp(la + eta * (lb - la))
 
-def overrelax(theta, update, eta: float, floors) -> tuple:
-    """`theta + eta (update - theta)` for EM parameters `(weights, coefs, atoms)`: weights, coefficients and widths
-    in logarithms (renormalised onto the simplex, widths floored as in `tied_m_step`), locations linearly; point masses stay."""
-    (w0, c0, a0), (w1, c1, a1) = theta, update
-    w = np.maximum(_toward(w0, w1, eta, log=True), _SHARE_FLOOR)  # no subnormal numbers: they slow every product
-    coefs = [np.maximum(_toward(x, y, eta, log=True), _SHARE_FLOOR) for x, y in zip(c0, c1)]
-    atoms = []
-    for n, ((kinds, l0, s0), (_, l1, s1)) in enumerate(zip(a0, a1)):
-        moving = kinds != 'point'
-        floor = np.where(kinds == 'laplace', floors[n] / np.sqrt(2), floors[n])
-        atoms.append((kinds, np.where(moving, _toward(l0, l1, eta), l0),
-                      np.where(moving, np.maximum(_toward(s0, s1, eta, log=True), floor), s0)))
-    return w / w.sum(), [c / c.sum(axis=0, keepdims=True) for c in coefs], atoms
+def overrelax(layout: TiedLayout, theta: Theta, update: Theta, eta: float, floors) -> Theta:
+    """`theta + eta (update - theta)` for EM parameters on `layout`: weights, coefficients and widths in logarithms
+    (renormalised onto the simplex, widths floored as in `tied_m_step`), locations linearly; point masses stay."""
+    w = np.maximum(_toward(theta.weights, update.weights, eta, log=True), _SHARE_FLOOR)  # no subnormal numbers: they slow every product
+    c = np.maximum(_toward(theta.coefs, update.coefs, eta, log=True), _SHARE_FLOOR)
+    c /= np.add.reduceat(c, layout.off[:-1], axis=0)[layout.feat]  # each column's coefficients: a simplex per component
+    moving, floor = layout.code != _POINT, np.asarray(floors, dtype=float)[layout.feat]
+    floor = np.where(layout.code == _LAPLACE, floor / np.sqrt(2), floor)
+    return Theta(w / w.sum(), c, np.where(moving, _toward(theta.locs, update.locs, eta), theta.locs),
+                 np.where(moving, np.maximum(_toward(theta.scales, update.scales, eta, log=True), floor), theta.scales))
 
-def _em_loop(train, held, atoms, weights, coefs, floors, max_iter, patience, tol, accelerate: bool = True,
+def _em_loop(train, held, layout: TiedLayout, theta: Theta, floors, max_iter, patience, tol, accelerate: bool = True,
              prior: float = 0.0) -> tuple:
-    """EM steps on `train = (rows, row weights)`, scored on `held` (on `train` when `held` has no rows), over-relaxed
-    (`overrelax`) unless `accelerate=False`, with `prior` pseudo-counts per coefficient (`tied_m_step`); `(best,
-    scores)`, `best['n_e_steps']` the E-steps on the training rows, `best['converged']` whether it stopped before `max_iter`."""
+    """EM steps on `layout` from `theta` on `train = (rows, row weights)`, scored on `held` (on `train` when `held` has
+    no rows), over-relaxed (`overrelax`) unless `accelerate=False`, with `prior` pseudo-counts per coefficient
+    (`tied_m_step`); `(best, scores)`, `best['theta']` the best iterate, `best['n_e_steps']` the E-steps on the training
+    rows, `best['converged']` whether it stopped before `max_iter`."""
     (Zf, wf), (Zv, wv) = train, held
+    fit_rows, held_rows = layout.rows(Zf), layout.rows(Zv) if len(Zv) else None
     best, scores, last_gain = None, [], 0
     per_row = prior / (len(Zf) if wf is None else wf.sum())  # the prior's weight in the mean log-posterior per row
-    def log_post(post, coefs):  # the training rows' mean log-likelihood, plus the prior's share per row
-        ll = np.average(post[3], weights=wf)
-        return ll + per_row * sum(float(np.log(np.maximum(c, _TINY)).sum()) for c in coefs) if prior else ll
-    theta = (weights, coefs, atoms)
-    post = tied_e_step(Zf, atoms, weights, coefs)
-    L, eta, n_e = log_post(post, coefs), 1.0, 1
+    def log_post(post, theta):  # the training rows' mean log-likelihood, plus the prior's share per row
+        ll = np.average(post[2], weights=wf)
+        return ll + per_row * float(np.log(np.maximum(theta.coefs, _TINY)).sum()) if prior else ll
+    post = tied_e_step(fit_rows, theta)
+    L, eta, n_e = log_post(post, theta), 1.0, 1
     for it in range(max_iter + 1):
-        weights, coefs, atoms = theta
-        score = np.average(tied_e_step(Zv, atoms, weights, coefs)[3], weights=wv) if len(Zv) else np.average(post[3], weights=wf)
+        score = np.average(tied_e_step(held_rows, theta)[2], weights=wv) if held_rows is not None else np.average(post[2], weights=wf)
         scores.append(score)
         if best is None or score > best['score']:
             if best is None or score - best['score'] > tol * abs(score): last_gain = it
-            best = dict(weights=weights, coefs=coefs, atoms=atoms, score=score, n_iter=it)
+            best = dict(theta=theta, score=score, n_iter=it)
         if it - last_gain >= patience or it == max_iter: break
-        update = tied_m_step(Zf, atoms, *post[:3], coefs, floors, wf, prior)
+        update = tied_m_step(fit_rows, theta, post[0], post[1], floors, wf, prior)
         if eta > 1:  # try the over-relaxed step first; keep it if it raises the training log-posterior
-            trial = overrelax(theta, update, eta, floors)
-            post_t, n_e = tied_e_step(Zf, trial[2], trial[0], trial[1]), n_e + 1
-            L_t = log_post(post_t, trial[1])
+            trial = overrelax(layout, theta, update, eta, floors)
+            post_t, n_e = tied_e_step(fit_rows, trial), n_e + 1
+            L_t = log_post(post_t, trial)
             if L_t > L:
                 theta, post, L, eta = trial, post_t, L_t, min(eta * _GROW, _ETA_MAX)
                 continue
         theta = update
-        post, n_e = tied_e_step(Zf, update[2], update[0], update[1]), n_e + 1
-        L, eta = log_post(post, update[1]), _GROW if accelerate else 1.0
+        post, n_e = tied_e_step(fit_rows, update), n_e + 1
+        L, eta = log_post(post, update), _GROW if accelerate else 1.0
     best['n_e_steps'], best['converged'] = n_e, it < max_iter  # stopped by patience, not by the cap
     return best, scores
 
