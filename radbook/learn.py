@@ -103,14 +103,33 @@ class TiedLayout:
 
     def rows(self, Z) -> "TiedRows": return TiedRows(self, Z)
 
+_ONEHOT_ATOMS = 32  # an index block of at most this many atoms a column sums its rows' posteriors by a one-hot product
+
 class _IndexBlock:
-    "Columns read by index: `at` their atoms (padded), `index` each row's atom (into the flat atoms), `onehot` its densities."
+    """Columns read by index: `at` their atoms (padded), `index` each row's atom (into the flat atoms), and how the
+    M-step sums the rows' posteriors per atom: a one-hot product (`onehot`), or where a column has more than
+    `_ONEHOT_ATOMS` atoms, a sum over the rows sorted by atom (`order`, `starts`, into the padded atoms at `seen`)."""
     def __init__(self, layout, features, idx):
         self.features, self.at = features, layout.gather(features)
         self.valid = self.at < layout.n_atoms
         self.index = layout.off[features][:, None] + idx                             # (columns, rows)
-        self.onehot = np.zeros(self.at.shape + (idx.shape[1],), _F32)
-        np.put_along_axis(self.onehot, idx[:, None, :], 1.0, axis=1)
+        A, K = self.at.shape[1], idx.shape[1]
+        if A <= _ONEHOT_ATOMS:
+            self.onehot = np.zeros(self.at.shape + (K,), _F32)
+            np.put_along_axis(self.onehot, idx[:, None, :], 1.0, axis=1)
+        else:  # a product with mostly zeros: sum each atom's rows instead
+            self.onehot = None
+            flat = (np.arange(len(features))[:, None] * A + idx).ravel()            # into the padded atoms
+            self.order = np.argsort(flat, kind='stable')
+            self.seen, self.starts = np.unique(flat[self.order], return_index=True)
+
+    def sums(self, Q) -> np.ndarray:
+        "Per padded atom, the sum of `Q` (columns x components x rows) over the rows at that atom: (columns, A, components)."
+        if self.onehot is not None: return np.matmul(self.onehot, Q.transpose(0, 2, 1))
+        n, F, A = Q.shape[0], Q.shape[1], self.at.shape[1]
+        out = np.zeros((n * A, F))
+        out[self.seen] = np.add.reduceat(Q.transpose(1, 0, 2).reshape(F, -1)[:, self.order].astype(float), self.starts, axis=1).T
+        return out.reshape(n, A, F)
 
 class _DenseBlock:
     """Columns whose atoms are evaluated one by one: `at` their atoms (padded), `x` their values (columns x rows,
@@ -227,7 +246,7 @@ def tied_m_step(rows: TiedRows, theta: Theta, resp, post, floors, row_weights=No
         C = np.where(total > _TINY, S / np.maximum(total, _TINY), padded[at])  # (next to) no rows: kept
         coefs[at[valid]] = C[valid]
     for block, M in zip(rows.index, by_index):  # point masses alone: only the coefficients move
-        renew(block.at, block.valid, np.matmul(block.onehot, (R32 / M).transpose(0, 2, 1)))
+        renew(block.at, block.valid, block.sums(R32 / M))
     for block, (E, M) in zip(rows.dense, dense):
         Q = R32 / M
         renew(block.at, block.valid, np.matmul(E, Q.transpose(0, 2, 1)))
