@@ -8,6 +8,7 @@ import numbers
 import warnings
 from contextlib import contextmanager
 import numpy as np
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data, check_array, _check_feature_names, _check_n_features
 from .datapass import is_dask_array, _dask_rows
 from .dictionaries import PointMass
@@ -15,7 +16,7 @@ from .tables import snap_discrete, is_frame, encode_frame, decode_frame
 from .steps import feature_label
 
 # %% auto #0
-__all__ = ['read_table', 'unseen_share', 'unseen_terms', 'seen_weight', 'TableDensityMixin', 'ColumnsDensity']
+__all__ = ['read_table', 'unseen_share', 'unseen_terms', 'seen_weight', 'draw_unseen', 'TableDensityMixin', 'ColumnsDensity']
 
 # %% ../nbs/03e_density.ipynb #13b6e4b0
 def read_table(X, estimator=None) -> tuple:
@@ -108,6 +109,42 @@ def seen_weight(estimator):
     return getattr(estimator, 'n_samples_seen_', None) if w is None else w
 
 # %% ../nbs/03e_density.ipynb #f747a83f
+def _unseen_integers(values, size: int, rng) -> np.ndarray:
+    "`size` integers drawn by `unseen_share` from the unseen integers of a column whose fitted integers are `values` (sorted, distinct)."
+    gaps = np.diff(values) - 1                                    # unseen integers between neighbouring values
+    total = int(gaps.sum())
+    out = np.empty(size)
+    inside = rng.random(size) < (0.5 if total > 0 else 0.0)
+    j = rng.integers(0, max(total, 1), int(inside.sum()))         # the j-th unseen integer inside the range
+    ends = np.cumsum(gaps)
+    i = np.searchsorted(ends, j, side='right')
+    out[inside] = values[i] + 1 + j - (ends[i] - gaps[i])
+    d, low = rng.geometric(0.5, int((~inside).sum())), rng.random(int((~inside).sum())) < 0.5  # d >= 1 steps out
+    out[~inside] = np.where(low, values[0] - d, values[-1] + d)
+    return out
+
+def draw_unseen(Z, dictionaries, columns=None, n_seen: float = 1.0, pseudo_count=1.0, random_state=None) -> np.ndarray:
+    r"""Rows `Z` drawn from a fitted mixture (in its coding, `dictionaries` its atoms per column), redrawn from the
+    density that `unseen_terms` scores: in each all-point-mass column whose unseen values have names, each entry becomes,
+    with probability $\epsilon = \alpha/(K + \alpha)$ ($K$ = `n_seen`, $\alpha$ = `pseudo_count`), an unseen value drawn by
+    `unseen_share`: an integer column's unseen integers, a boolean's other value (none where it saw both). A
+    categorical column (`columns[n].kind`) and a column whose values are not all integers keep their values: their
+    unseen share stands for no value that could be drawn. `random_state` seeds the draws (a `RandomState` is drawn from)."""
+    Z = np.array(Z, dtype=float)
+    if pseudo_count is None or not n_seen: return Z
+    rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
+    eps = pseudo_count / (n_seen + pseudo_count)
+    for n, d in enumerate(dictionaries):
+        if not d or not all(isinstance(a, PointMass) for a in d): continue
+        values, kind = np.unique([a.value for a in d]), None if columns is None else columns[n].kind
+        if kind == 'category' or not np.all(values == np.round(values)): continue  # an unseen value with no name
+        if kind == 'bool' and len(values) == 2: continue                          # nothing left unseen
+        hit = np.flatnonzero(rng.random(len(Z)) < eps)
+        if not len(hit): continue
+        Z[hit, n] = 1.0 - values[0] if kind == 'bool' else _unseen_integers(values, len(hit), rng)
+    return Z
+
+# %% ../nbs/03e_density.ipynb #05bb4c2d
 def _read_unseen(Z, raw, dictionaries, columns, n_seen, unseen, name, normalised: bool = True) -> tuple:
     """`(Z, extra, impossible)`: rows `Z` (read from `raw`, the array or DataFrame given) snapped onto the point masses
     (`snap_discrete`), and `unseen_terms` of their values never seen in fit, with a warning that names the first such
@@ -347,9 +384,15 @@ class TableDensityMixin:
         return self._in_columns(self.density_.conditional(x[0]), named)
 
     def sample(self, n_samples=1, random_state=None):
-        """Draw `n_samples` rows from the fitted density; returns `(X, labels)` like `GaussianMixture.sample` (X a DataFrame when fitted on one)."""
+        """Draw `n_samples` rows from the fitted density, the density `score_samples` scores; returns `(X, labels)` like
+        `GaussianMixture.sample` (X a DataFrame when fitted on one). An integer or boolean column's values never seen in
+        fit are drawn at their share of the `unseen` pseudo-count (`draw_unseen`); a categorical column's unseen labels
+        and a non-integer column's 'other' value have no value to draw, and those columns keep their fitted values."""
         check_is_fitted(self)
-        X, labels = self.density_.sample(n_samples, random_state=self.random_state if random_state is None else random_state)
+        rs = self.random_state if random_state is None else random_state
+        if isinstance(rs, numbers.Integral): rs = np.random.RandomState(rs)  # one stream for the rows and their unseen values
+        X, labels = self.density_.sample(n_samples, random_state=rs)
+        X = draw_unseen(X, self.dictionaries_, self._columns, seen_weight(self), getattr(self, 'unseen', 1.0), rs)
         return self.decode(X), labels
 
 # %% ../nbs/03e_density.ipynb #5ac2f673
@@ -419,8 +462,11 @@ class ColumnsDensity:
     def predict(self, X) -> np.ndarray: return np.argmax(self.predict_proba(X), axis=1)
 
     def sample(self, n_samples: int = 1, random_state=None) -> tuple:
-        "`(X, labels)`: `n_samples` rows drawn from the density, as a DataFrame with these columns, their dtypes and labels."
-        Z, labels = self.density.sample(n_samples, random_state=random_state)
+        """`(X, labels)`: `n_samples` rows drawn from the density, as a DataFrame with these columns, their dtypes and
+        labels; unseen integer and boolean values at their share of the `unseen` pseudo-count, as the estimator's `sample`."""
+        rs = np.random.RandomState(random_state) if isinstance(random_state, numbers.Integral) else random_state
+        Z, labels = self.density.sample(n_samples, random_state=rs)
+        Z = draw_unseen(Z, self._dictionaries, self.column_specs, self.n_seen, self.unseen, rs)
         return self.decode(Z), labels
 
     def component_means(self) -> np.ndarray:

@@ -4,6 +4,7 @@
 
 # %% ../nbs/01a_learn.ipynb #569fb47b
 from __future__ import annotations
+import functools
 from collections import namedtuple
 import numbers
 import threading
@@ -61,12 +62,16 @@ def _padded(a, fill):
     "`a` with one more row of `fill`: what a pad reads."
     return np.concatenate((a, np.full((1,) + a.shape[1:], fill, a.dtype)))
 
-def _blocks(sizes, features) -> list:
+_BLOCK_ENTRIES = 2**19  # a block's atoms times rows at most (unless one column alone has more): its arrays stay in cache
+
+def _blocks(sizes, features, rows: int = 1) -> list:
     """`features` by decreasing atom count (`sizes`), a new block wherever one has fewer than half the atoms of its
-    block's first: padding at most doubles a block."""
+    block's first (padding at most doubles a block) or where the block's padded atoms times `rows` would pass
+    `_BLOCK_ENTRIES` (on many rows a block is a column or a few, whose temporaries stay in cache)."""
     out = []
     for n in sorted(features, key=lambda n: -sizes[n]):  # sorted is stable: ties keep their order
-        if out and 2 * sizes[n] >= sizes[out[-1][0]]: out[-1].append(n)
+        if out and 2 * sizes[n] >= sizes[out[-1][0]] and (len(out[-1]) + 1) * sizes[out[-1][0]] * rows <= _BLOCK_ENTRIES:
+            out[-1].append(n)
         else: out.append([n])
     return [np.array(b) for b in out]
 
@@ -107,34 +112,40 @@ _ONEHOT_ATOMS = 32  # an index block of at most this many atoms a column sums it
 
 class _IndexBlock:
     """Columns read by index: `at` their atoms (padded), `index` each row's atom (into the flat atoms), and how the
-    M-step sums the rows' posteriors per atom: a one-hot product (`onehot`), or where a column has more than
-    `_ONEHOT_ATOMS` atoms, a sum over the rows sorted by atom (`order`, `starts`, into the padded atoms at `seen`)."""
+    M-step sums the rows' posteriors per atom (`sums`, built on its first call: held-out rows never need it)."""
     def __init__(self, layout, features, idx):
-        self.features, self.at = features, layout.gather(features)
+        self.features, self.at, self.idx = features, layout.gather(features), idx
         self.valid = self.at < layout.n_atoms
         self.index = layout.off[features][:, None] + idx                             # (columns, rows)
-        A, K = self.at.shape[1], idx.shape[1]
+
+    @functools.cached_property
+    def _summing(self) -> tuple:
+        """A one-hot product's left side, or where a column has more than `_ONEHOT_ATOMS` atoms (a product with mostly
+        zeros), the rows sorted by atom: `(None, order, starts, seen)`, `seen` the padded atoms some row is at."""
+        A = self.at.shape[1]
         if A <= _ONEHOT_ATOMS:
-            self.onehot = np.zeros(self.at.shape + (K,), _F32)
-            np.put_along_axis(self.onehot, idx[:, None, :], 1.0, axis=1)
-        else:  # a product with mostly zeros: sum each atom's rows instead
-            self.onehot = None
-            flat = (np.arange(len(features))[:, None] * A + idx).ravel()            # into the padded atoms
-            self.order = np.argsort(flat, kind='stable')
-            self.seen, self.starts = np.unique(flat[self.order], return_index=True)
+            onehot = np.zeros(self.at.shape + (self.idx.shape[1],), _F32)
+            np.put_along_axis(onehot, self.idx[:, None, :], 1.0, axis=1)
+            return onehot, None, None, None
+        flat = (np.arange(len(self.features))[:, None] * A + self.idx).ravel()  # into the padded atoms
+        order = np.argsort(flat, kind='stable')
+        seen, starts = np.unique(flat[order], return_index=True)
+        return None, order, starts, seen
 
     def sums(self, Q) -> np.ndarray:
         "Per padded atom, the sum of `Q` (columns x components x rows) over the rows at that atom: (columns, A, components)."
-        if self.onehot is not None: return np.matmul(self.onehot, Q.transpose(0, 2, 1))
+        onehot, order, starts, seen = self._summing
+        if onehot is not None: return np.matmul(onehot, Q.transpose(0, 2, 1))
         n, F, A = Q.shape[0], Q.shape[1], self.at.shape[1]
         out = np.zeros((n * A, F))
-        out[self.seen] = np.add.reduceat(Q.transpose(1, 0, 2).reshape(F, -1)[:, self.order].astype(float), self.starts, axis=1).T
+        out[seen] = np.add.reduceat(Q.transpose(1, 0, 2).reshape(F, -1)[:, order].astype(float), starts, axis=1).T
         return out.reshape(n, A, F)
 
 class _DenseBlock:
     """Columns whose atoms are evaluated one by one: `at` their atoms (padded), `x` their values (columns x rows,
-    NaN = missing), masks of each kind, and for the M-step each continuous kind's atoms (`rows` into the block's
-    atoms, the column's values in single precision with 0 where missing, the column)."""
+    NaN = missing) and `x32` in single precision (0 where missing), masks of each kind, the point masses' densities
+    (`point_rows` of the block's atoms, `point_densities`) and where a row sits on one of its column's point masses
+    (`on_point`), which never change during an EM; for the M-step `kinds`."""
     def __init__(self, layout, Z, features):
         self.features, self.at = features, layout.gather(features)
         code = np.concatenate((layout.code, [_PAD]))[self.at]
@@ -144,11 +155,26 @@ class _DenseBlock:
         self.missing = np.isnan(self.x)
         self.holes, self.points = bool(self.missing.any()), bool(self.is_point.any())
         self.n_seen = (~self.missing).sum(axis=1)
-        x32 = np.where(self.missing, 0.0, self.x).astype(_F32)
-        self.kinds = {}
+        A = self.at.shape[1]
+        if self.points:  # point masses never move: their densities (0 or -inf) and where a row sits on one, once
+            self.point_rows = np.flatnonzero(self.is_point.ravel())         # into the block's atoms
+            column = self.point_rows // A
+            hit = self.x[column] == layout.locs0[self.at.ravel()[self.point_rows]][:, None]  # in double: equal stays equal
+            self.point_densities = np.where(hit, _F32(0), _F32(-np.inf))
+            self.on_point = np.zeros(self.x.shape, bool)
+            for c in np.unique(column): self.on_point[c] = hit[column == c].any(axis=0)
+        self.x32 = np.where(self.missing, 0.0, self.x).astype(_F32)
+
+    @functools.cached_property
+    def kinds(self) -> dict:
+        """For the M-step (built on its first call: held-out rows never need it), per continuous kind of atom in the block:
+        `(rows, x32, feature)`, its atoms (into the block's; None where they are all of them), their columns' values
+        (0 where missing) and their columns."""
+        out, A = {}, self.at.shape[1]
         for kind, mask in ((_NORM, self.is_norm), (_LAPLACE, self.is_laplace)):
             rows = np.flatnonzero(mask.ravel())
-            if len(rows): self.kinds[kind] = (rows, x32[rows // mask.shape[1]], features[rows // mask.shape[1]])
+            if len(rows): out[kind] = (None if len(rows) == mask.size else rows, self.x32[rows // A], self.features[rows // A])
+        return out
 
 class TiedRows:
     """The rows `Z` (NaN = missing) as the E- and M-steps read them on `layout`: the columns read by index (point masses
@@ -160,11 +186,11 @@ class TiedRows:
         for n in np.flatnonzero([(layout.code[i:j] == _POINT).all() for i, j in zip(layout.off[:-1], layout.off[1:])]):
             found = _point_index(layout.locs0[layout.off[n]:layout.off[n + 1]], Z[:, n])
             if found is not None: idx[n] = found
-        self.index = [_IndexBlock(layout, b, np.array([idx[n] for n in b])) for b in _blocks(layout.sizes, list(idx))]
+        self.index = [_IndexBlock(layout, b, np.array([idx[n] for n in b])) for b in _blocks(layout.sizes, list(idx), len(Z))]
         rest = [n for n in range(self.n_features) if n not in idx]
         mixed = {n for n in rest if (layout.code[layout.off[n]:layout.off[n + 1]] == _POINT).any()}
         self.dense = [_DenseBlock(layout, Z, b) for group in ([n for n in rest if n not in mixed], sorted(mixed))
-                      for b in _blocks(layout.sizes, group)]
+                      for b in _blocks(layout.sizes, group, len(Z))]
 
 # %% ../nbs/01a_learn.ipynb #bca1e923
 def _dense_densities(block: _DenseBlock, locs, scales, coefs32) -> tuple:
@@ -172,8 +198,7 @@ def _dense_densities(block: _DenseBlock, locs, scales, coefs32) -> tuple:
     `M` = $B_n^T E$ (columns x components x rows, at least the least normal single) and the logs of the rows' largest
     densities summed over the block's columns; `locs`, `scales` and `coefs32` end with a pad's row."""
     l, s = locs[block.at], np.where(block.smooth, scales[block.at], 1.0)  # a point mass or a pad: any finite width
-    x = np.where(block.missing, l[:, :1], block.x) if block.holes else block.x  # a hole reads the first atom's place
-    y = np.subtract(x.astype(_F32)[:, None, :], l.astype(_F32)[:, :, None])
+    y = np.subtract(block.x32[:, None, :], l.astype(_F32)[:, :, None])  # a hole reads 0, then weighs 1 for every atom
     y *= (1 / s).astype(_F32)[:, :, None]
     norm = np.where(block.is_norm, _LOG_SQRT_2PI, np.log(2.0)) + np.log(s)
     norm[~block.valid] = np.inf                                  # a pad has no density anywhere
@@ -185,11 +210,9 @@ def _dense_densities(block: _DenseBlock, locs, scales, coefs32) -> tuple:
     else: out = y; np.square(out, out=out); out *= _F32(-0.5)
     out -= norm.astype(_F32)[:, :, None]
     if block.points:  # the counting measure: continuous atoms have no mass at a point mass's value
-        hit = x[:, None, :] == l[:, :, None]                     # compared in double: equal values stay equal
-        on_point = (hit & block.is_point[:, :, None]).any(axis=1)
-        np.copyto(out, _F32(-np.inf), where=block.smooth[:, :, None] & on_point[:, None, :])
-        np.copyto(out, np.where(hit, _F32(0), _F32(-np.inf)), where=block.is_point[:, :, None])
-    if block.holes: np.copyto(out, _F32(0), where=block.missing[:, None, :])
+        out.transpose(0, 2, 1)[block.on_point] = -np.inf
+        out.reshape(out.shape[0] * out.shape[1], out.shape[2])[block.point_rows] = block.point_densities
+    if block.holes: out.transpose(0, 2, 1)[block.missing] = 0.0
     top = out.max(axis=1)
     out -= top[:, None, :]; np.exp(out, out=out)
     M = np.matmul(coefs32[block.at].transpose(0, 2, 1), out)
@@ -234,6 +257,7 @@ def tied_m_step(rows: TiedRows, theta: Theta, resp, post, floors, row_weights=No
     column n's atom widths below; `prior` adds that many pseudo-counts to every coefficient (a symmetric Dirichlet
     prior, MAP)."""
     by_index, dense = post
+    floors = np.asarray(floors, dtype=float)
     R = resp.T if row_weights is None else resp.T * row_weights  # (components, rows)
     mass = R.sum(axis=1)
     R32 = R.astype(_F32)
@@ -252,12 +276,13 @@ def tied_m_step(rows: TiedRows, theta: Theta, resp, post, floors, row_weights=No
         renew(block.at, block.valid, np.matmul(E, Q.transpose(0, 2, 1)))
         if not block.kinds: continue
         eta = np.matmul(padded[block.at].astype(_F32), Q); eta *= E  # each atom's posterior over both layers
-        if block.holes: np.copyto(eta, _F32(0), where=block.missing[:, None, :])
-        eta = eta.reshape(-1, eta.shape[2])
+        if block.holes: eta.transpose(0, 2, 1)[block.missing] = 0.0
+        eta = eta.reshape(eta.shape[0] * eta.shape[1], eta.shape[2])
         for kind, (where, x32, feature) in block.kinds.items():
-            e, at = eta[where], block.at.ravel()[where]
+            e, at = (eta, block.at.ravel()) if where is None else (eta[where], block.at.ravel()[where])
             w = e.sum(axis=1, dtype=float)
-            live = w > 1e-8 * np.maximum(block.n_seen[where // block.at.shape[1]], 1)  # an atom no row uses keeps its place
+            live = w > 1e-8 * np.maximum(np.repeat(block.n_seen, block.at.shape[1]) if where is None else
+                                         block.n_seen[where // block.at.shape[1]], 1)  # an atom no row uses keeps its place
             dot = lambda a: np.matmul(a[:, None, :], x32[:, :, None])[:, 0, 0]
             with np.errstate(divide='ignore', invalid='ignore'):
                 if kind == _NORM:

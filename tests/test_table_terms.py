@@ -56,7 +56,8 @@ def test_conditional_samples_labels_and_names(penguins):
     sample, labels = cond.sample(200, random_state=0)
     assert list(sample.columns) == cond.columns and len(labels) == 200
     assert sample.dtypes.tolist() == frame[cond.columns].dtypes.tolist()
-    assert set(sample['sex']) <= {'female', 'male'} and set(sample['year']) <= {2007, 2008, 2009}
+    assert set(sample['sex']) <= {'female', 'male'}
+    assert sample['year'].isin([2007, 2008, 2009]).sum() >= 195  # an unseen year at its share (one row's worth of 344)
     # the drawn rows score as rows of the table under the conditional, and its marginal takes names
     assert np.isfinite(cond.logpdf(sample)).all()
     mass = cond.marginal('body_mass_g')
@@ -144,3 +145,28 @@ def test_shaped_fit_on_a_frame():
     flag = est.marginal('flag')
     np.testing.assert_allclose(flag.pdf(pd.DataFrame({'flag': pd.array([True, False, None], dtype='boolean')})),
                                [frame['flag'].mean(), 1 - frame['flag'].mean(), 1.0], atol=0.05)
+
+
+def test_sample_draws_unseen_integers_at_their_share():
+    """`sample` draws from the density `score_samples` scores: an integer column's unseen values come out at the share
+    of the `unseen` pseudo-count that scoring gives them (a gap inside its range, and the tails), a category's do not."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({'x': rng.normal(size=300), 'k': rng.choice([0, 1, 3, 4, 7], size=300),
+                          'c': pd.Categorical(rng.choice(list('ab'), size=300))})
+    est = _RAD(2, random_state=0).fit(frame)
+    S, _ = est.sample(60_000, random_state=1)
+    eps = 1 / (300 + 1)  # one row's worth of 300 fitted rows
+    seen = S['k'].isin([0, 1, 3, 4, 7])
+    assert abs((~seen).mean() - eps) < 4 * np.sqrt(eps / len(S)), (~seen).mean()
+    inside = S['k'].isin([2, 5, 6]).mean()  # half of the unseen share goes to the gaps inside the range
+    assert abs(inside - eps / 2) < 4 * np.sqrt(eps / 2 / len(S)), inside
+    assert set(S['c']) <= {'a', 'b'} and S['k'].dtype == frame['k'].dtype
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')  # the unseen values' warning
+        p = np.exp(est.marginal(['k']).score_samples(pd.DataFrame({'k': [5, 9, 4]})))  # a gap, a tail, a seen value
+    for value, q in zip((5, 9, 4), p):  # each value's share of the draws is its probability as scored
+        n = (S['k'] == value).sum()
+        assert abs(n - q * len(S)) < 4 * np.sqrt(q * len(S)) + 1, (value, n, q * len(S))
+    np.testing.assert_array_equal(S.to_numpy(), est.sample(60_000, random_state=1)[0].to_numpy())  # seeded
+    marg = est.marginal(['k']).sample(60_000, random_state=2)[0]
+    assert abs((~marg['k'].isin([0, 1, 3, 4, 7])).mean() - eps) < 4 * np.sqrt(eps / len(marg))
