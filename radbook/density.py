@@ -129,16 +129,19 @@ def draw_unseen(Z, dictionaries, columns=None, n_seen: float = 1.0, pseudo_count
     with probability $\epsilon = \alpha/(K + \alpha)$ ($K$ = `n_seen`, $\alpha$ = `pseudo_count`), an unseen value drawn by
     `unseen_share`: an integer column's unseen integers, a boolean's other value (none where it saw both). A
     categorical column (`columns[n].kind`) and a column whose values are not all integers keep their values: their
-    unseen share stands for no value that could be drawn. `random_state` seeds the draws (a `RandomState` is drawn from)."""
+    unseen share stands for no value that could be drawn. `random_state` seeds the draws (a `RandomState` is drawn from,
+    once, where some column can draw). Two edges stay as scoring reads them: on a column of values near $10^6$ or beyond,
+    an unseen integer within a fitted value's snapping tolerance (`snap_discrete`) is scored as that value, and an integer
+    dtype's bounds clip a draw beyond them to its edge value when decoded."""
     Z = np.array(Z, dtype=float)
     if pseudo_count is None or not n_seen: return Z
-    rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
-    eps = pseudo_count / (n_seen + pseudo_count)
+    rng, eps = None, pseudo_count / (n_seen + pseudo_count)
     for n, d in enumerate(dictionaries):
         if not d or not all(isinstance(a, PointMass) for a in d): continue
         values, kind = np.unique([a.value for a in d]), None if columns is None else columns[n].kind
         if kind == 'category' or not np.all(values == np.round(values)): continue  # an unseen value with no name
         if kind == 'bool' and len(values) == 2: continue                          # nothing left unseen
+        if rng is None: rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))  # drawn once needed
         hit = np.flatnonzero(rng.random(len(Z)) < eps)
         if not len(hit): continue
         Z[hit, n] = 1.0 - values[0] if kind == 'bool' else _unseen_integers(values, len(hit), rng)
