@@ -76,7 +76,7 @@ def make_estimator(method: str, truth, config: ExperimentConfig, seed: int):
     if method == 'RAD*': return RAD(F, dictionaries=truth.dictionaries, n_projections=config.n_projections, combine='average',
                                      random_state=seed)
     if method == 'RAD': return RAD(F, n_projections=config.n_projections, shape=None, combine='average', local=False,
-                                    random_state=seed)  # the paper's model, as in method version 11
+                                    random_state=seed)  # the paper's model, as in method versions 11 and 12
     if method == 'JUPAD': return JUPAD(F, dictionaries=truth.dictionaries, n_bins=config.jupad_bins, random_state=seed)
     if method in ('GMM', 'GMM-Diag'):
         return GMMCV(covariance_type='full' if method == 'GMM' else 'diag', n_components_grid=config.gmm_grid,
@@ -123,8 +123,9 @@ def tasks(config: ExperimentConfig) -> list:
 # hash of its index and whose units, dictionaries and bins come from a sample of 10,000 rows; RAD 8: learned
 # dictionaries by default, the solver started from the tied-atom EM's fit; RAD 9: the EM on up to 40,000 rows of
 # the sample from the BIC-sized start; RAD 10: the EM's Dirichlet prior on the coefficients;
-# RAD 11: from 5,000 rows the EM also tries two quantile-grid starts and keeps the best by held-out score).
-METHOD_VERSIONS = {'RAD*': 6, 'RAD': 11, 'JUPAD': 6, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1, 'EM*': 1}
+# RAD 11: from 5,000 rows the EM also tries two quantile-grid starts and keeps the best by held-out score; RAD 12: the
+# EM's steps on every column at once, the same algorithm in another summation order, its numbers equal to single precision).
+METHOD_VERSIONS = {'RAD*': 6, 'RAD': 12, 'JUPAD': 6, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1, 'EM*': 1}
 
 def _cache_file(out: Path, task, config: ExperimentConfig) -> Path:
     family, K, trial, method = task
