@@ -256,7 +256,7 @@ class TableDensityMixin:
         """Refuse rows of `Z` (the density's coding, NaN = missing) whose observed columns hold some but not all of
         the columns a fitted map whitens together, as `_whole_group` refuses a marginal: naming the columns and the
         fit (the one frame, a local part, an EM twin, RAD fitted by its EM beside it) whose map whitens them."""
-        groups = [g for g in (np.asarray(getattr(getattr(f, 'shape_', None), 'group', ()), dtype=np.intp)
+        groups = [g for g in (np.asarray(self._fitted_columns(getattr(getattr(f, 'shape_', None), 'group', ())), dtype=np.intp)
                               for f, _ in self._whitening_fits()) if len(g)]
         if not groups: return  # nothing whitened: every row scores exactly
         seen = ~np.isnan(np.asarray(Z, dtype=float))
@@ -313,7 +313,7 @@ class TableDensityMixin:
                               features, seen_weight(self), getattr(self, 'unseen', 1.0), given)
 
     def marginal(self, columns):
-        """The fitted density of the listed `columns` (indices or names) alone, exactly. Fitted on a DataFrame: a
+        r"""The fitted density of the listed `columns` (indices or names) alone, exactly. Fitted on a DataFrame: a
         `ColumnsDensity` over those columns, which reads and writes them by name (labels for categories, the fitted
         dtypes), with the `DictionaryCPD` (or `ShapedDensity`) in the density's coding as its `density`. Fitted on an
         array: that `DictionaryCPD` (or `ShapedDensity`) itself, in the table's units, whose discrete columns hold their
@@ -326,13 +326,19 @@ class TableDensityMixin:
         self._whole_group(features, 'A marginal')
         return self._in_columns(self.density_.marginal(features))
 
+    def _fitted_columns(self, group) -> list:
+        """The table's columns of `group`, columns of a fitted map: where the mixture models only some of the table's
+        columns (`kept_columns_`, RAD's determined columns set aside), its columns are those."""
+        kept = getattr(self, 'kept_columns_', None)
+        return [int(g) for g in group] if kept is None else [int(kept[int(g)]) for g in group]
+
     def _whole_group(self, features, what: str):
         """Refuse `features` that hold some but not all of the columns a fitted shape whitens together (`shape_.group`,
         or in local frames a part's, `parts_`, or the one frame's kept beside them, `global_`, its EM twin,
         `em_frame_`, or Gaussian frames, `gaussian_` or `gaussian_bic_`, or kernel frames, `kernel_`, or RAD at rank one,
         `independent_`; or RAD fitted by its EM beside them, `em_fit_`), naming them: their density has no exact form."""
         for fit, why in self._whitening_fits():
-            group = getattr(getattr(fit, 'shape_', None), 'group', ())
+            group = self._fitted_columns(getattr(getattr(fit, 'shape_', None), 'group', ()))
             inside = [int(g) for g in group if int(g) in features]
             if inside and len(inside) < len(group):
                 name = lambda ns: ', '.join(self._feature_name(int(n)) for n in ns)

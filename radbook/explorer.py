@@ -93,6 +93,9 @@ def _projected(model, j, k, direction, lo, width, n_bins):
 
 def projection_profile(rad: RAD, X, j: int, k: int, m: int, truth=None) -> Profile:
     "Direction `m` of pair `(j, k)`, `j < k`, of a fitted `rad`: the data `X`'s histogram in RAD's bins and the model's (and `truth`'s)."
+    if getattr(rad, 'kept_columns_', None) is not None:
+        raise ValueError(f"This RAD set determined columns aside ({rad.determined_}): its projections read the other columns "
+                         "alone. Fit it with determined=None to explore its projections.")
     N, M = rad.n_features_in_, len(rad.directions_)
     if not (0 <= j < k < N): raise ValueError(f"Need features 0 <= j < k < {N}, got j={j}, k={k}.")
     if not 0 <= m < M: raise ValueError(f"Direction m={m} does not exist: the model has {M} directions (0..{M - 1}).")

@@ -12,12 +12,12 @@ import warnings
 from dataclasses import dataclass, fields, replace
 from functools import partial
 import numpy as np
-from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.base import BaseEstimator, DensityMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight
 from .learn import single_threaded
-from .dictionaries import DictionaryCPD, PointMass
+from .dictionaries import DictionaryCPD, PointMass, point_mass
 from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize, Summary
 from .density import TableDensityMixin, read_table
 from .tables import is_frame
@@ -32,6 +32,7 @@ from .kernel import with_kernel
 from .stack import with_stack
 from .em import EMFit, em_fit, em_grow, em_result
 from .independent import independent_fit
+from .determined import find_determined, DeterminedDensity
 
 # %% auto #0
 __all__ = ['BasePairwiseDensity', 'RAD']
@@ -506,6 +507,17 @@ class RAD(BasePairwiseDensity):
         warning, and each seen value keeps the rest of its fitted probability, so the scores are those of a density;
         None gives such values probability 0 (-inf). The held-out scores a fit reports (`rank_scores_`, `shape_scores_`,
         `local_scores_`, `validation_curve_`) leave that factor out: the fits they compare share it.
+    determined : {'auto', None}, default='auto'
+        Columns that another discrete column determines (notebook `03l_determined`): where, on every fitted row with
+        both, each value of a discrete column goes with one value of another discrete column (a day's name and number,
+        a car's model and maker), 'auto' fits the mixture to the other columns and gives each such column its parent's
+        value, but for a slack of `unseen / (n_a + unseen)` for a parent value seen on n_a rows, spread over its values
+        at their frequencies (`find_determined`, `DeterminedDensity`; `determined_` names them). Every marginal,
+        conditional and missing entry stays exact (given a determined column without its parent, a conditional is a
+        `MixtureDensity` over the parent's values). Rows in memory with RAD's own dictionaries and
+        pairs='auto' only; `partial_fit`, chunks and given dictionaries fit every column in the mixture, as does None.
+        The fitted attributes of the mixture (`n_components_`, `global_`, `parts_`, `shape_`, ...) then read the
+        columns `kept_columns_` lists.
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
         (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).
@@ -520,6 +532,12 @@ class RAD(BasePairwiseDensity):
 
     Attributes
     ----------
+    determined_ : dict
+        Each column that another determines (`determined`), mapped to that column: by name when fitted on a DataFrame,
+        else by index; empty where none is.
+    kept_columns_ : ndarray of int or None
+        Where columns are determined, the table's columns that the mixture models, in order (the mixture's fitted
+        attributes read these); None where it models every column.
     n_components_ : int
         Rank F of every run (chosen when n_components='auto'; 1 where shape='auto' chose a rotation at rank one; a fit by
         the EM under local='auto' may have doubled it, see `solver`).
@@ -698,8 +716,8 @@ class RAD(BasePairwiseDensity):
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=20, n_bins='auto', n_init=8,
                  combine='auto', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=50, smoothing=0.0,
                  n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
-                 precondition=False, shape='auto', local='auto', solver='auto', unseen=1.0, paper_options=None,
-                 random_state=None, verbose=0, init=_DEPRECATED,
+                 precondition=False, shape='auto', local='auto', solver='auto', unseen=1.0, determined='auto',
+                 paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
                  accelerate=_DEPRECATED, rho=_DEPRECATED, n_alt=_DEPRECATED, radon=_DEPRECATED, n_mc=_DEPRECATED):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
@@ -707,7 +725,7 @@ class RAD(BasePairwiseDensity):
         self.validation_fraction, self.patience, self.random_state, self.verbose = validation_fraction, patience, random_state, verbose
         self.smoothing, self.n_components_grid, self.coef_floor = smoothing, n_components_grid, coef_floor
         self.precondition, self.shape, self.unseen, self.paper_options = precondition, shape, unseen, paper_options
-        self.local, self.solver = local, solver
+        self.local, self.solver, self.determined = local, solver, determined
         self.init, self.accelerate, self.rho, self.n_alt, self.radon, self.n_mc = init, accelerate, rho, n_alt, radon, n_mc
 
     def _bins(self, n_samples) -> int:
@@ -748,6 +766,8 @@ class RAD(BasePairwiseDensity):
         return kind
 
     def fit(self, X, y=None, sample_weight=None):
+        rules = self._determined_rules(X, sample_weight)
+        if rules: return self._fit_determined(X, sample_weight, rules)
         kind = self._local_kind(X)
         if kind is False:
             super().fit(X, y, sample_weight)
@@ -760,6 +780,42 @@ class RAD(BasePairwiseDensity):
                 fit = say('kernel frames', with_kernel(fit, X, sample_weight))
                 fit = say('out of fold', with_stack(fit, X, sample_weight, self))
             return self._take(fit)
+
+    def _determined_rules(self, X, sample_weight=None) -> list:
+        """The rules of the columns of `X` that another discrete column determines (`find_determined`, notebook
+        `03l_determined`, with the `unseen` pseudo-count as slack) under determined='auto', for rows in memory (an
+        array or a DataFrame) with RAD's own dictionaries and every pair of columns ('auto'); none where fewer than two
+        columns would be left, or with determined=None."""
+        if self.determined is None: return []
+        check_option('determined', self.determined, ('auto',))
+        if is_chunked(X) or not TableSettings.of(self).automatic: return []
+        if not (isinstance(self.pairs, str) and self.pairs == 'auto'): return []
+        Z, columns = read_table(X, estimator=self)
+        w = self._sample_weight(sample_weight, Z)
+        discrete = None if columns is None else [c.discrete for c in columns]
+        rules = find_determined(Z, discrete, w, self.unseen, self.max_discrete)
+        return rules if Z.shape[1] - len(rules) >= 2 else []
+
+    def _fit_determined(self, X, sample_weight, rules):
+        """`fit` where columns are determined (`rules`): this estimator (determined=None) fitted to the other columns,
+        its fitted attributes taken as they are (`kept_columns_` says which columns they read), and the density of the
+        whole table, `DeterminedDensity`, with the determined columns' values as their point masses."""
+        children = {r.child for r in rules}
+        keep = [n for n in range(np.shape(X)[1]) if n not in children]
+        rows = X.iloc[:, keep] if is_frame(X) else np.asarray(X)[:, keep]
+        inner = clone(self).set_params(determined=None).fit(rows, sample_weight=sample_weight)
+        params = self.get_params(deep=False)
+        self.__dict__.update({k: v for k, v in vars(inner).items() if k not in params})
+        self._table(X, reset=True)  # the whole table's columns, names and width
+        table = {n: i for i, n in enumerate(keep)}
+        by_child = {r.child: r for r in rules}
+        self.dictionaries_ = [inner.dictionaries_[table[n]] if n in table else [point_mass(float(v)) for v in by_child[n].children]
+                              for n in range(self.n_features_in_)]
+        self.density_ = DeterminedDensity(inner.density_, keep, [r._replace(parent=table[r.parent]) for r in rules])
+        name = lambda n: str(self.feature_names_in_[n]) if hasattr(self, 'feature_names_in_') else n
+        self.determined_ = {name(r.child): name(r.parent) for r in rules}
+        self.kept_columns_ = np.array(keep)
+        return self
 
     fit.__doc__ = BasePairwiseDensity.fit.__doc__ + """
 
@@ -905,6 +961,7 @@ class RAD(BasePairwiseDensity):
         fit an EM fit holds on to (`_em_start`, with its summary) is dropped but where `fit_local` asked for it, to grow
         its one frame's twin (`_keeps_start`)."""
         if not getattr(self, '_keeps_start', False): self.__dict__.pop('_em_start', None)
+        self.determined_, self.kept_columns_ = {}, None  # every column in the mixture (`_fit_determined` sets them after)
         if fit is None:
             self.global_, self.parts_, self.part_weights_, self.partition_, self.local_scores_ = None, [], np.ones(1), None, {}
             self.local_, self.global_weight_, self.em_frame_, self.em_weight_ = False, 1.0, None, 0.0

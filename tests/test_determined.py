@@ -1,0 +1,130 @@
+"""Determined columns (notebook `03l_determined`): RAD fits the other columns and gives a column that another discrete
+column fixes its parent's value, exactly: scores, missing parents, marginals, conditionals and draws agree with the
+rule, and the settings that fit every column in the mixture do."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from radbook.determined import DeterminedDensity
+from radbook.local import MixtureDensity
+from radbook.rad import RAD
+
+DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri']
+
+
+def table(n=240, seed=0, broken=0):
+    "A day's name and its number (the number determined by the name), a count that depends on the day, two sizes."
+    rng = np.random.default_rng(seed)
+    day = rng.integers(0, 5, n)
+    x = rng.normal(size=n) + 0.8 * day
+    frame = pd.DataFrame({'day': pd.Categorical(np.array(DAYS)[day], categories=DAYS), 'visits': rng.poisson(1 + day),
+                          'x': x, 'y': x + 0.3 * rng.normal(size=n), 'number': day + 1})
+    frame.loc[:broken - 1, 'number'] = 9 if broken else frame['number']
+    return frame
+
+
+@pytest.fixture(scope='module')
+def fitted():
+    frame = table()
+    fit, held = frame.iloc[:180], frame.iloc[180:]
+    return fit, held, RAD(local=False, shape='columns', n_components=3, random_state=0).fit(fit)
+
+
+def test_the_rule_is_found_and_named(fitted):
+    fit, _, est = fitted
+    assert est.determined_ == {'number': 'day'}
+    np.testing.assert_array_equal(est.kept_columns_, [0, 1, 2, 3])
+    assert isinstance(est.density_, DeterminedDensity) and est.n_features_in_ == 5 and len(est.dictionaries_) == 5
+    assert [a.value for a in est.dictionaries_[4]] == [1, 2, 3, 4, 5]
+    assert RAD(local=False, n_components=3, determined=None, random_state=0).fit(fit).determined_ == {}
+
+
+def test_scores_are_the_kept_fit_times_the_rule(fitted):
+    fit, held, est = fitted
+    kept = RAD(local=False, shape='columns', n_components=3, determined=None, random_state=0).fit(fit.drop(columns='number'))
+    slack = np.full(5, 1 / (len(fit) + 1))  # the table's slack: every fitted row holds both columns
+    q = fit['number'].value_counts(normalize=True).sort_index().to_numpy()
+    day = held['day'].cat.codes.to_numpy()
+    rule = np.log(1 - slack[day] + slack[day] * q[day])  # a held-out row on its rule: 1 - slack + slack * q(its number)
+    eps = 1 / (len(fit) + 1)  # the child's own unseen share, as every discrete column's
+    expected = kept.score_samples(held.drop(columns='number')) + rule + np.log1p(-eps)
+    np.testing.assert_allclose(est.score_samples(held), expected, rtol=1e-10)
+
+
+def test_a_broken_rule_scores_its_slack_not_minus_inf(fitted):
+    _, held, est = fitted
+    row = held.iloc[:1].copy()
+    row['number'] = 5 if row['day'].iloc[0] != 'Fri' else 1
+    s = est.score_samples(row)[0]
+    assert np.isfinite(s) and s < est.score_samples(held.iloc[:1])[0] - 1
+
+
+def test_the_child_sums_to_one_over_its_values(fitted):
+    _, held, est = fitted
+    row = held.iloc[:1]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')  # the unseen numbers warn
+        grid = pd.concat([row.assign(number=v) for v in range(-30, 36)])
+        total = np.exp(est.score_samples(grid)).sum()
+    free = row.assign(number=np.nan)
+    np.testing.assert_allclose(total, np.exp(est.score_samples(free))[0], rtol=1e-6)  # the tails beyond: 2^-31
+
+
+def test_a_missing_parent_is_summed_over_its_values(fitted):
+    _, held, est = fitted
+    row = held.iloc[:1].assign(day=np.nan)
+    each = pd.concat([held.iloc[:1].assign(day=pd.Categorical([d], categories=DAYS)) for d in DAYS])
+    eps = 1 / (est.n_samples_seen_ + 1)  # each row with the day observed holds its seen share 1 - eps
+    np.testing.assert_allclose(np.exp(est.score_samples(row))[0], np.exp(est.score_samples(each)).sum() / (1 - eps), rtol=1e-9)
+    post = est.predict_proba(row)
+    assert post.shape == (1, est.density_.n_components) and np.isclose(post.sum(), 1)
+
+
+def test_marginals_and_conditionals_are_exact(fitted):
+    _, held, est = fitted
+    m = est.marginal(['number'])
+    values = pd.DataFrame({'number': [1, 2, 3, 4, 5]})
+    eps = 1 / (est.n_samples_seen_ + 1)
+    np.testing.assert_allclose(np.exp(m.logpdf(values)).sum(), 1 - eps, rtol=1e-9)  # the rest: unseen numbers
+    both = est.marginal(['number', 'x'])
+    rows = held[['number', 'x']].iloc[:5]
+    free = held.iloc[:5].assign(day=np.nan, visits=np.nan, y=np.nan)
+    np.testing.assert_allclose(both.logpdf(rows), est.score_samples(free), rtol=1e-9)
+    c = est.conditional({'day': 'Wed'})
+    draws = c.sample(4000, random_state=0)[0]
+    assert 0.9 < np.mean(draws['number'] == 3) < 1.0
+    g = est.conditional({'number': 3})  # the child without its parent: a mixture over the parent's values
+    assert isinstance(g.density, MixtureDensity)
+    days = g.sample(2000, random_state=0)[0]['day']
+    assert np.mean(days == 'Wed') > 0.9
+
+
+def test_sample_follows_the_rule(fitted):
+    _, _, est = fitted
+    X, _ = est.sample(20_000, random_state=0)
+    on_rule = (X['number'] == X['day'].cat.codes + 1).mean()
+    slack = eps = 1 / (est.n_samples_seen_ + 1)
+    assert abs(on_rule - (1 - slack * 0.8) * (1 - eps)) < 0.005  # off: the slack (less its own value's share), unseen numbers
+
+
+def test_whitened_groups_are_named_in_the_tables_columns():
+    frame = table(300, seed=1)[['day', 'number', 'x', 'y', 'visits']]
+    est = RAD(local=False, shape='whiten', n_components=3, random_state=0).fit(frame)
+    assert est.determined_ == {'number': 'day'} and list(est.kept_columns_) == [0, 2, 3, 4]
+    row = frame.iloc[:1].assign(y=np.nan)
+    with pytest.raises(ValueError, match="'x', 'y'"):
+        est.score_samples(row)
+
+
+def test_settings_that_fit_every_column():
+    frame = table()
+    with pytest.raises(ValueError, match='determined must be'):
+        RAD(determined='yes').fit(frame)
+    est = RAD(local=False, n_components=3, random_state=0).partial_fit(frame)
+    assert est.determined_ == {} and est.kept_columns_ is None
+    two = frame[['day', 'number']]  # one column would be left: no rule
+    assert RAD(local=False, n_components=2, random_state=0).fit(two).determined_ == {}
+    broken = table(broken=2)  # two rows break it
+    assert RAD(local=False, n_components=3, random_state=0).fit(broken).determined_ == {}
