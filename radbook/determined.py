@@ -58,38 +58,66 @@ def _index(values, x) -> np.ndarray:
     return np.where(values[i] == x, i, -1)
 
 # %% ../nbs/03l_determined.ipynb #7350ca19
+_MIN_RULE_ROWS = 20  # a rule needs at least this many fitted rows with both of its columns ...
+_PROBE_ROWS = 2_000  # ... and is looked for on this many rows first (a rule broken there is broken)
+
+def _discrete_codes(Z, forced, max_discrete: int) -> dict:
+    """`{column: (values, codes)}` (`_codes`) for the columns of `Z` that are discrete: forced, or with few distinct
+    values (`_few_values`; a prefix of the rows rules most continuous columns out cheaply), and that take two values or
+    more."""
+    K, out = len(Z), {}
+    for n in range(Z.shape[1]):
+        x = Z[:, n]
+        if not forced[n] and len(np.unique(x[:8 * max_discrete + 8])) > max_discrete + 1: continue  # NaN counts once
+        values, codes = _codes(x)
+        if (forced[n] or _few_values(len(values), K, max_discrete)) and len(values) >= 2: out[n] = (values, codes)
+    return out
+
+def _rule_holds(C, parent_codes, strict: bool = True) -> np.ndarray:
+    """For each column of the codes `C` (rows x columns, -1 missing), whether the parent's codes (-1 missing) fix it:
+    one child value for each parent value, on the rows with both. `strict` also asks that such rows number at least
+    `_MIN_RULE_ROWS` and twice the parent values seen with the child, that the parent be observed on at least half of
+    the rows where the child is, and that the parent values seen on two such rows or more go with two child values or
+    more."""
+    seen = parent_codes >= 0
+    order = np.argsort(parent_codes[seen], kind='stable')
+    ca, D = parent_codes[seen][order], C[seen][order]
+    starts = np.flatnonzero(np.r_[True, ca[1:] != ca[:-1]])
+    top = np.maximum.reduceat(D, starts, axis=0)                                   # -1: no child value in the group
+    low = np.minimum.reduceat(np.where(D < 0, np.iinfo(np.intp).max, D), starts, axis=0)
+    holds = ((low == top) | (top < 0)).all(axis=0)
+    if not strict: return holds
+    both, groups = (D >= 0).sum(axis=0), (top >= 0).sum(axis=0)
+    tested = np.add.reduceat((D >= 0).astype(np.intp), starts, axis=0) >= 2     # parent values on two rows or more
+    varied = np.where(tested, top, -1).max(axis=0) > np.where(tested, top, np.iinfo(np.intp).max).min(axis=0)
+    covered = 2 * both >= (C >= 0).sum(axis=0)
+    return holds & (both >= np.maximum(2 * groups, _MIN_RULE_ROWS)) & varied & covered
+
 def find_determined(Z, discrete=None, sample_weight=None, pseudo_count=1.0, max_discrete: int = 16) -> list:
     """The `Rule`s of the columns of the table `Z` (a float array in a density's coding, NaN where missing) that
     another discrete column determines: on every row of positive weight (`sample_weight`) where both are observed,
-    each of the parent's values goes with one child value; the parent's values are seen on two such rows each on
-    average, and those seen on two or more go with two child values or more (a rule that values seen once make up
-    is no rule). A column is discrete where `discrete[n]` says so (categories,
-    booleans) or where its distinct values are few (`_few_values`, as RAD's dictionaries read it). No parent is a
-    child: of columns that determine each other the first is kept, and a child's parent is the first column that
-    determines it. The slack is $\\alpha/(N + \\alpha)$ for the $N$ rows (their weight) with both entries, $\\alpha$ =
-    `pseudo_count` (None: no slack), and 1 for a parent value seen only where the child is missing."""
+    each of the parent's values goes with one child value (`_rule_holds`); such rows are at least `_MIN_RULE_ROWS`,
+    twice the parent values seen on them, and half the rows where the child is observed, and the parent values seen on
+    two of them or more go with two child values or more (a rule that values seen once make up is no rule). A column
+    is discrete where `discrete[n]` says so (categories, booleans) or where its distinct values are few (`_few_values`,
+    as RAD's dictionaries read it), and takes two values or more. No parent is a child: of columns that determine each
+    other the first is kept, and a child's parent is the first column that determines it. The slack is
+    $\\alpha/(N + \\alpha)$ for the $N$ rows (their weight) with both entries, $\\alpha$ = `pseudo_count` (None or 0:
+    no slack), and 1 for a parent value seen only where the child is missing. Pairs are ruled out on the first
+    `_PROBE_ROWS` rows first (a rule broken there is broken), so a wide table costs little more than its reading."""
     Z = np.asarray(Z, dtype=float)
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     Z, w = Z[w > 0], w[w > 0]
-    K, N = Z.shape
-    forced = np.zeros(N, bool) if discrete is None else np.asarray(discrete, bool)
-    read = [_codes(Z[:, n]) for n in range(N)]
-    disc = [n for n in range(N) if (forced[n] or _few_values(len(read[n][0]), K, max_discrete)) and len(read[n][0]) >= 2]
+    forced = np.zeros(Z.shape[1], bool) if discrete is None else np.asarray(discrete, bool)
+    read = _discrete_codes(Z, forced, max_discrete)
+    disc = sorted(read)
     if len(disc) < 2: return []
     C = np.column_stack([read[n][1] for n in disc])
     holds = np.zeros((len(disc), len(disc)), bool)  # holds[i, j]: column disc[i] determines column disc[j]
     for i, a in enumerate(disc):
-        seen = read[a][1] >= 0
-        order = np.argsort(read[a][1][seen], kind='stable')
-        ca, D = read[a][1][seen][order], C[seen][order]
-        starts = np.flatnonzero(np.r_[True, ca[1:] != ca[:-1]])
-        top = np.maximum.reduceat(D, starts, axis=0)                                  # -1: no child value in the group
-        low = np.minimum.reduceat(np.where(D < 0, np.iinfo(np.intp).max, D), starts, axis=0)
-        both, groups = (D >= 0).sum(axis=0), (top >= 0).sum(axis=0)
-        tested = np.add.reduceat((D >= 0).astype(np.intp), starts, axis=0) >= 2  # groups of two rows or more with both
-        varied = np.where(tested, top, -1).max(axis=0) > np.where(tested, top, np.iinfo(np.intp).max).min(axis=0)
-        holds[i] = ((low == top) | (top < 0)).all(axis=0) & (both >= 2 * groups) & varied
-        holds[i, i] = False
+        probe = _rule_holds(C[:_PROBE_ROWS], read[a][1][:_PROBE_ROWS], strict=False)
+        probe[i] = False
+        if probe.any(): holds[i, probe] = _rule_holds(C[:, probe], read[a][1])
     children, parents = {}, set()
     for j in reversed(range(len(disc))):  # later columns first: of two that determine each other, the first stays
         if disc[j] in parents: continue
@@ -149,10 +177,12 @@ class DeterminedDensity:
             if r.parent >= 0: out[:, k] = np.isnan(Y[:, r.parent]) & ~np.isnan(X[:, r.child])
         return out
 
-    def _terms(self, X, Y) -> np.ndarray:
-        "Per row, $\\sum_b \\log\\tilde T_b$ over the rules whose child is observed (every parent observed or given)."
+    def _terms(self, X, Y, skip=None) -> np.ndarray:
+        """Per row, $\\sum_b \\log\\tilde T_b$ over the rules whose child is observed (every parent observed or given),
+        but the rules `skip` marks (a boolean per rule)."""
         out = np.zeros(len(X))
-        for r, T in zip(self.rules, self._tables):
+        for k, (r, T) in enumerate(zip(self.rules, self._tables)):
+            if skip is not None and skip[k]: continue
             rows = np.flatnonzero(~np.isnan(X[:, r.child]))
             a = np.zeros(len(rows), np.intp) if r.parent < 0 else _index(r.parents, Y[rows, r.parent])
             b = _index(r.children, X[rows, r.child])
@@ -163,34 +193,57 @@ class DeterminedDensity:
     def _inner_logpdf(self, Y) -> np.ndarray:
         return np.zeros(len(Y)) if self.inner is None else self.inner.logpdf(Y)
 
+    def _options(self, parent: int, rules, b) -> list:
+        r"""What summing the missing `parent` (`inner`'s column) over its values takes, given its `rules`' observed child
+        values `b` (one per rule): with $F(a) = \prod_j \tilde T_j(b_j \mid a)$ and $c = \min_a F(a)$,
+        $\sum_a p(x, a) F(a) = c\,p(x) + \sum_{a:\,F(a) > c} (F(a) - c)\,p(x, a)$. Returns `(value, log weight)` pairs:
+        NaN (the parent left missing) with $\log c$, then each value with $F(a) > c$ (those its children's values point
+        to, few) with $\log(F(a) - c)$."""
+        F = np.zeros(len(rules[0].parents))
+        for r, v in zip(rules, b):
+            j = _index(r.children, np.array([v]))[0]
+            F = F + (self._tables[self.rules.index(r)][:, j] if j >= 0 else -np.inf)
+        low = F.min()
+        above = np.flatnonzero(F > low)
+        with np.errstate(divide='ignore'):
+            return [(np.nan, low)] + [(rules[0].parents[i], F[i] + np.log1p(-np.exp(low - F[i]))) for i in above]
+
     def _completions(self, X, Y):
-        """For the rows whose parents must be summed out (`_summed`), grouped by which: `(rows, [Y with those parents
-        set to one combination of their values, for each combination])`."""
+        """For the rows whose parents must be summed out (`_summed`), grouped by which and by their children's values:
+        `(rows, summed rules, [(Y with those parents set or left missing, log weight), ...])` (`_options`, one pair per
+        combination of the parents' options)."""
         summed = self._summed(X, Y)
-        need = summed.any(axis=1)
-        for pattern in np.unique(summed[need], axis=0):
-            rows = np.flatnonzero(need & (summed == pattern).all(axis=1))
-            parents = sorted({self.rules[k].parent for k in np.flatnonzero(pattern)})
-            options = [next(r.parents for r in self.rules if r.parent == p) for p in parents]
+        need = np.flatnonzero(summed.any(axis=1))
+        if not len(need): return
+        key = np.where(summed[need], np.nan_to_num(X[need][:, [r.child for r in self.rules]], nan=-np.inf), np.inf)
+        groups, which = np.unique(np.column_stack([summed[need], key]), axis=0, return_inverse=True)
+        for g, row in enumerate(groups):
+            rows = need[which.ravel() == g]
+            marked = np.flatnonzero(summed[rows[0]])
+            parents = sorted({self.rules[k].parent for k in marked})
+            options = [self._options(p, [self.rules[k] for k in marked if self.rules[k].parent == p],
+                                     [X[rows[0], self.rules[k].child] for k in marked if self.rules[k].parent == p])
+                       for p in parents]
             if np.prod([float(len(o)) for o in options]) > _MAX_SUMMED:
                 raise ValueError(f"{len(rows)} row(s) miss {len(parents)} columns that determine observed ones, whose "
                                  f"values make more than {_MAX_SUMMED} combinations to sum over.")
             filled = []
             for combo in itertools.product(*options):
                 Yc = Y[rows].copy()
-                Yc[:, parents] = combo
-                filled.append(Yc)
-            yield rows, filled
+                Yc[:, parents] = [v for v, _ in combo]
+                filled.append((Yc, sum(w for _, w in combo)))
+            yield rows, summed[rows[0]], filled
 
     def logpdf(self, X) -> np.ndarray:
         """Log density of each row of `X` (NaN entries integrated out; a missing parent whose child is observed summed
-        over its values)."""
+        over its values, `_options`)."""
         X = self._check(X)
         Y = self._inner_rows(X)
         out = self._inner_logpdf(Y) + self._terms(X, Y)
-        for rows, filled in self._completions(X, Y):
-            with np.errstate(divide='ignore'):
-                out[rows] = logsumexp([self._inner_logpdf(Yc) + self._terms(X[rows], Yc) for Yc in filled], axis=0)
+        for rows, skip, filled in self._completions(X, Y):
+            rest = self._terms(X[rows], Y[rows], skip)
+            with np.errstate(divide='ignore', invalid='ignore'):
+                out[rows] = logsumexp([self._inner_logpdf(Yc) + w for Yc, w in filled], axis=0) + rest
         return out
 
     def score_samples(self, X) -> np.ndarray: return self.logpdf(X)
@@ -198,19 +251,25 @@ class DeterminedDensity:
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior of `inner`'s components given each row of `X`: `inner`'s on the row (a rule's factor is the same in
-        every component), averaged over a missing parent's values by their probability where its child is observed."""
+        every component), averaged over a missing parent's values by their probability where its child is observed.
+        A row of density 0 (a child value its rule cannot give) has none: refused."""
         X = self._check(X)
-        if self.inner is None: return np.ones((len(X), 1))
         Y = self._inner_rows(X)
+        bad = ~np.isfinite(self._terms(X, Y, self._summed(X, Y).any(axis=0)))
+        if bad.any():
+            raise ValueError(f"{int(bad.sum())} row(s) hold a determined column's value its rule cannot give: density 0, "
+                             "so no posterior exists.")
+        if self.inner is None: return np.ones((len(X), 1))
         out = np.zeros((len(X), self.n_components))
         alone = ~self._summed(X, Y).any(axis=1)
         if alone.any(): out[alone] = self.inner.predict_proba(Y[alone])
-        for rows, filled in self._completions(X, Y):
-            L = np.array([self._inner_logpdf(Yc) + self._terms(X[rows], Yc) for Yc in filled])
-            norm = logsumexp(L, axis=0)
+        for rows, _, filled in self._completions(X, Y):
+            with np.errstate(divide='ignore', invalid='ignore'):
+                L = np.array([self._inner_logpdf(Yc) + w for Yc, w in filled])
+                norm = logsumexp(L, axis=0)
             if not np.isfinite(norm).all():
                 raise ValueError(f"{int((~np.isfinite(norm)).sum())} rows have density 0, so no posterior exists.")
-            for Yc, l in zip(filled, L):
+            for (Yc, _), l in zip(filled, L):
                 live = np.isfinite(l)
                 if live.any(): out[rows[live]] += np.exp(l[live] - norm[live])[:, None] * self.inner.predict_proba(Yc[live])
         return out
@@ -259,18 +318,22 @@ class DeterminedDensity:
         `inner`'s conditional, with each free child's rule at its parent's given value (or its rule where the parent is
         free too). Where a child is given without its parent, a `MixtureDensity` over the parent's values $v$, weighted
         by $p(x_{\\text{given}}, a = v)$, of the conditionals with the parent at $v$ (a free parent's column then holds
-        $v$ alone). Its `features` lists the free columns."""
+        $v$ alone; `_options`: one part leaves the parent free at the weight every value shares, and one part per value
+        the child's value points to). Its `features` lists the free columns."""
         x = np.asarray(x, dtype=float)
         if x.shape != (self.n_features,):
             raise ValueError(f"x must be one row of {self.n_features} values (NaN where free), got shape {x.shape}.")
         free = np.flatnonzero(np.isnan(x))
         if len(free) == 0: raise ValueError("x has no missing entry (NaN): nothing is left to have a density.")
         Y = self._inner_rows(x[None])
-        parts = [(Yc[0], float(self._inner_logpdf(Yc)[0] + self._terms(x[None], Yc)[0]))
-                 for _, filled in self._completions(x[None], Y) for Yc in filled] or [(Y[0], 0.0)]
-        parts = [(y, lw) for y, lw in parts if np.isfinite(lw)] if len(parts) > 1 else parts
-        if not parts or not np.isfinite(self._terms(x[None], parts[0][0][None])[0]):
+        skip = self._summed(x[None], Y)[0]
+        if not np.isfinite(self._terms(x[None], Y, skip)[0]):
             raise ValueError("The given values have density 0: the conditional does not exist.")
+        with np.errstate(divide='ignore'):
+            parts = [(Yc[0], float(self._inner_logpdf(Yc)[0] + w)) for _, _, filled in self._completions(x[None], Y)
+                     for Yc, w in filled] or [(Y[0], 0.0)]
+        parts = [(y, lw) for y, lw in parts if np.isfinite(lw)]
+        if not parts: raise ValueError("The given values have density 0: the conditional does not exist.")
         if len(parts) == 1: return self._given(x, parts[0][0], free)
         log_weights = np.array([lw for _, lw in parts])
         out = MixtureDensity([self._given(x, y, free) for y, _ in parts], log_weights - logsumexp(log_weights))

@@ -315,7 +315,8 @@ class Explorer:
                 warnings.simplefilter('always')
                 start = time.perf_counter()
                 if family == 'table':  # automatic dictionaries on the table as it is (its pairs' 2-D marginals are drawn)
-                    rad = RAD(n_projections=M, n_bins=bins, n_init=self.n_init, shape=None, combine='average', local=False, random_state=seed).fit(X)
+                    rad = RAD(n_projections=M, n_bins=bins, n_init=self.n_init, shape=None, combine='average', local=False,
+                              determined=None, random_state=seed).fit(X)
                 else:
                     truth = self._truth(family, seed)
                     rad = RAD(truth.n_components, dictionaries=truth.dictionaries, n_projections=M, n_bins=bins,

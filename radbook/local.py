@@ -537,7 +537,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     rs = estimator.random_state
     if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
         rs = int(check_random_state(rs).randint(2**31 - 1))
-    base = clone(estimator).set_params(local=False, random_state=rs)
+    rules = {'determined': None} if 'determined' in estimator.get_params() else {}  # RAD.fit sets determined columns aside first
+    base = clone(estimator).set_params(local=False, random_state=rs, **rules)
     one = clone(base)  # the one frame reports its progress (verbose); the twin and the parts fit quietly
     base.set_params(verbose=0)
     one._keeps_rows = True  # its shape step's per-row scores (`_shape_rows`), which kernel frames may be judged beside

@@ -511,8 +511,8 @@ class RAD(BasePairwiseDensity):
         Columns that another discrete column determines (notebook `03l_determined`): where, on every fitted row with
         both, each value of a discrete column goes with one value of another discrete column (a day's name and number,
         a car's model and maker), 'auto' fits the mixture to the other columns and gives each such column its parent's
-        value, but for a slack of `unseen / (n_a + unseen)` for a parent value seen on n_a rows, spread over its values
-        at their frequencies (`find_determined`, `DeterminedDensity`; `determined_` names them). Every marginal,
+        value, but for a slack of `unseen / (N + unseen)` for the N fitted rows with both (`unseen` 1 where it is None
+        or 0), spread over its values at their frequencies (`find_determined`, `DeterminedDensity`; `determined_` names them). Every marginal,
         conditional and missing entry stays exact (given a determined column without its parent, a conditional is a
         `MixtureDensity` over the parent's values). Rows in memory with RAD's own dictionaries and
         pairs='auto' only; `partial_fit`, chunks and given dictionaries fit every column in the mixture, as does None.
@@ -783,9 +783,10 @@ class RAD(BasePairwiseDensity):
 
     def _determined_rules(self, X, sample_weight=None) -> list:
         """The rules of the columns of `X` that another discrete column determines (`find_determined`, notebook
-        `03l_determined`, with the `unseen` pseudo-count as slack) under determined='auto', for rows in memory (an
-        array or a DataFrame) with RAD's own dictionaries and every pair of columns ('auto'); none where fewer than two
-        columns would be left, or with determined=None."""
+        `03l_determined`, with the `unseen` pseudo-count as slack, or 1 where `unseen` is None or 0: a pair of seen values
+        the fit never saw together is no unseen value) under determined='auto', for rows in memory (an array or a
+        DataFrame) with RAD's own dictionaries and every pair of columns ('auto'); none where fewer than two columns would
+        be left, or with determined=None."""
         if self.determined is None: return []
         check_option('determined', self.determined, ('auto',))
         if is_chunked(X) or not TableSettings.of(self).automatic: return []
@@ -793,7 +794,7 @@ class RAD(BasePairwiseDensity):
         Z, columns = read_table(X, estimator=self)
         w = self._sample_weight(sample_weight, Z)
         discrete = None if columns is None else [c.discrete for c in columns]
-        rules = find_determined(Z, discrete, w, self.unseen, self.max_discrete)
+        rules = find_determined(Z, discrete, w, self.unseen or 1.0, self.max_discrete)
         return rules if Z.shape[1] - len(rules) >= 2 else []
 
     def _fit_determined(self, X, sample_weight, rules):
@@ -803,16 +804,20 @@ class RAD(BasePairwiseDensity):
         children = {r.child for r in rules}
         keep = [n for n in range(np.shape(X)[1]) if n not in children]
         rows = X.iloc[:, keep] if is_frame(X) else np.asarray(X)[:, keep]
-        inner = clone(self).set_params(determined=None).fit(rows, sample_weight=sample_weight)
+        inner = clone(self).set_params(determined=None, random_state=self.random_state)  # a RandomState advances, as in a fit
+        inner.fit(rows, sample_weight=sample_weight)
         params = self.get_params(deep=False)
+        for k in [k for k in vars(self) if k not in params]: del self.__dict__[k]  # an earlier fit's attributes
         self.__dict__.update({k: v for k, v in vars(inner).items() if k not in params})
         self._table(X, reset=True)  # the whole table's columns, names and width
         table = {n: i for i, n in enumerate(keep)}
         by_child = {r.child: r for r in rules}
         self.dictionaries_ = [inner.dictionaries_[table[n]] if n in table else [point_mass(float(v)) for v in by_child[n].children]
                               for n in range(self.n_features_in_)]
-        self.density_ = DeterminedDensity(inner.density_, keep, [r._replace(parent=table[r.parent]) for r in rules])
-        name = lambda n: str(self.feature_names_in_[n]) if hasattr(self, 'feature_names_in_') else n
+        wrap = lambda density: DeterminedDensity(density, keep, [r._replace(parent=table[r.parent]) for r in rules])
+        self.density_ = wrap(inner.density_)
+        if getattr(inner, '_held_density', None) is not None: self._held_density = wrap(inner._held_density)
+        name = lambda n: self._columns[n].name if self._columns is not None else n
         self.determined_ = {name(r.child): name(r.parent) for r in rules}
         self.kept_columns_ = np.array(keep)
         return self
@@ -994,6 +999,7 @@ class RAD(BasePairwiseDensity):
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):
+        if self.determined is not None: check_option('determined', self.determined, ('auto',))  # a stream fits every column
         if self.local is True: raise ValueError("partial_fit fits one frame: local=True needs fit on rows in memory; use local=False or 'auto'.")
         check_option('solver', self.solver, _SOLVERS)
         stream = getattr(self, '_stream', None)

@@ -221,7 +221,8 @@ def fit_independent(estimator, X, sample_weight=None, random_state=None):
     (`RAD._rank_one_allowed`) or it cannot fit the rows (a `ValueError`). Its parameters name the model (shape='columns',
     n_components=1, local=False); this fit makes it in closed form, as the shape step scored it, where a refit (`clone`,
     `partial_fit`) makes it by the estimator's solver."""
-    est = clone(estimator).set_params(shape='columns', n_components=1, local=False, verbose=0, random_state=random_state)
+    est = clone(estimator).set_params(shape='columns', n_components=1, local=False, verbose=0, random_state=random_state,
+                                      determined=None)  # every column: RAD.fit sets determined ones aside before this step
     if not est._rank_one_allowed(): return None
     est._shape_as = _STACKED  # the kind of map `RAD._shape_kind` gives the shape step, for this fit alone: that map at rank one
     try: return est.fit(X, sample_weight=sample_weight)

@@ -128,3 +128,50 @@ def test_settings_that_fit_every_column():
     assert RAD(local=False, n_components=2, random_state=0).fit(two).determined_ == {}
     broken = table(broken=2)  # two rows break it
     assert RAD(local=False, n_components=3, random_state=0).fit(broken).determined_ == {}
+
+
+def test_missing_parents_of_many_values_are_summed_quickly():
+    rng = np.random.default_rng(3)
+    n = 1200
+    model, city = rng.integers(0, 120, n), rng.integers(0, 100, n)
+    frame = pd.DataFrame({'model': pd.Categorical(model.astype(str)), 'maker': (model % 10).astype(str),
+                          'city': pd.Categorical(city.astype(str)), 'region': (city % 10).astype(str),
+                          'x': rng.normal(size=n) + model % 10})
+    frame = frame.astype({'maker': 'category', 'region': 'category'})
+    est = RAD(local=False, shape=None, n_components=3, random_state=0).fit(frame)
+    assert est.determined_ == {'maker': 'model', 'region': 'city'}
+    rows = frame.iloc[:50].assign(model=np.nan, city=np.nan)
+    s = est.score_samples(rows)  # 11 x 11 evaluations per group of rows with the same children's values
+    assert np.isfinite(s).all()
+    each = pd.concat([frame.iloc[:1].assign(city=np.nan, model=pd.Categorical([m], categories=frame['model'].cat.categories))
+                      for m in frame['model'].cat.categories])
+    eps = 1 / (est.n_samples_seen_ + 1)
+    np.testing.assert_allclose(np.exp(est.score_samples(frame.iloc[:1].assign(model=np.nan, city=np.nan, region=np.nan)))[0],
+                               np.exp(est.score_samples(each.assign(region=np.nan))).sum() / (1 - eps), rtol=1e-8)
+
+
+def test_steps_called_alone_and_refits():
+    from radbook.local import fit_local, before_refit
+    frame = table(600)
+    fit = fit_local(RAD(random_state=0), frame, keep=True)  # fit_local's own clones read every column
+    assert fit.one.determined_ == {}
+    est = RAD(local=False, n_components=3, random_state=0).fit(frame)
+    assert before_refit(est).n_features == 5
+    est = RAD(local=False, n_components=3, solver='radon', random_state=0).fit(frame.drop(columns='number'))
+    assert hasattr(est, 'directions_')
+    est.set_params(solver='em').fit(frame)  # an earlier fit's projections do not survive
+    assert est.determined_ == {'number': 'day'} and not hasattr(est, 'directions_')
+
+
+def test_unseen_none_keeps_a_slack_and_names_and_generators():
+    frame = table()
+    est = RAD(local=False, n_components=3, unseen=None, random_state=0).fit(frame.iloc[:180])
+    row = frame.iloc[180:181].copy()
+    row['number'] = 5 if row['day'].iloc[0] != 'Fri' else 1  # seen values, never seen together: not an unseen value
+    assert np.isfinite(est.score_samples(row)).all()
+    named = frame.set_axis(range(5), axis=1)  # integer column names
+    assert RAD(local=False, n_components=3, random_state=0).fit(named).determined_ == {4: 0}
+    rs = np.random.RandomState(0)
+    a = RAD(local=False, n_components=3, random_state=rs).fit(frame)
+    b = RAD(local=False, n_components=3, random_state=rs).fit(frame)  # the generator advanced, as in any fit
+    assert not np.allclose(a.score_samples(frame.iloc[:5]), b.score_samples(frame.iloc[:5]))
