@@ -80,6 +80,7 @@ def _rule_holds(C, parent_codes, strict: bool = True) -> np.ndarray:
     the rows where the child is, and that the parent values seen on two such rows or more go with two child values or
     more."""
     seen = parent_codes >= 0
+    if not seen.any(): return np.full(C.shape[1], not strict)  # no row to break a rule, nor to make one
     order = np.argsort(parent_codes[seen], kind='stable')
     ca, D = parent_codes[seen][order], C[seen][order]
     starts = np.flatnonzero(np.r_[True, ca[1:] != ca[:-1]])
@@ -255,7 +256,7 @@ class DeterminedDensity:
         A row of density 0 (a child value its rule cannot give) has none: refused."""
         X = self._check(X)
         Y = self._inner_rows(X)
-        bad = ~np.isfinite(self._terms(X, Y, self._summed(X, Y).any(axis=0)))
+        bad = ~np.isfinite(self._terms(X, Y))  # a summed rule scores its child at its frequency: -inf only where unseen
         if bad.any():
             raise ValueError(f"{int(bad.sum())} row(s) hold a determined column's value its rule cannot give: density 0, "
                              "so no posterior exists.")

@@ -367,6 +367,13 @@ class _StepReport:
         return f'shares chosen on {rows}: ' + (', '.join(kept) if kept else 'RAD alone')
 
 
+_FIT_STATE = ('_columns', '_stream', '_held_density', '_dictionary_start', '_shape_rows', '_em_start', '_keeps_start',
+               '_keeps_rows', '_race_winner')  # a fit's private state (a meta-estimator's own, as sklearn's callbacks', is not)
+
+def _fitted_attribute(name: str) -> bool:
+    "Whether `name` is an attribute a fit sets: scikit-learn's fitted `name_`, or RAD's private state (`_FIT_STATE`)."
+    return (name.endswith('_') and not name.startswith('_')) or name in _FIT_STATE
+
 class RAD(BasePairwiseDensity):
     """Joint density estimation with Radons And Dictionaries (Singhal, Mirza, Rajwade & Gurumoorthy).
 
@@ -806,9 +813,8 @@ class RAD(BasePairwiseDensity):
         rows = X.iloc[:, keep] if is_frame(X) else np.asarray(X)[:, keep]
         inner = clone(self).set_params(determined=None, random_state=self.random_state)  # a RandomState advances, as in a fit
         inner.fit(rows, sample_weight=sample_weight)
-        params = self.get_params(deep=False)
-        for k in [k for k in vars(self) if k not in params]: del self.__dict__[k]  # an earlier fit's attributes
-        self.__dict__.update({k: v for k, v in vars(inner).items() if k not in params})
+        for k in [k for k in vars(self) if _fitted_attribute(k)]: del self.__dict__[k]  # an earlier fit's
+        self.__dict__.update({k: v for k, v in vars(inner).items() if _fitted_attribute(k)})
         self._table(X, reset=True)  # the whole table's columns, names and width
         table = {n: i for i, n in enumerate(keep)}
         by_child = {r.child: r for r in rules}

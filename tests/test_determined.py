@@ -175,3 +175,15 @@ def test_unseen_none_keeps_a_slack_and_names_and_generators():
     a = RAD(local=False, n_components=3, random_state=rs).fit(frame)
     b = RAD(local=False, n_components=3, random_state=rs).fit(frame)  # the generator advanced, as in any fit
     assert not np.allclose(a.score_samples(frame.iloc[:5]), b.score_samples(frame.iloc[:5]))
+
+
+def test_inside_scikit_learns_meta_estimators():
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+    frame = table()
+    pipe = make_pipeline(FunctionTransformer(), RAD(local=False, shape='columns', n_components=3, random_state=0)).fit(frame)
+    assert pipe[-1].determined_ == {'number': 'day'} and np.isfinite(pipe.score_samples(frame.iloc[:5])).all()
+    search = GridSearchCV(RAD(local=False, shape='columns', random_state=0), {'n_components': [2, 3]}, cv=2,
+                          error_score='raise').fit(frame)
+    assert search.best_estimator_.determined_ == {'number': 'day'}
