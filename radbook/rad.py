@@ -517,14 +517,15 @@ class RAD(BasePairwiseDensity):
     determined : {'auto', None}, default='auto'
         Columns that another discrete column determines (notebook `03l_determined`): where, on every fitted row with
         both, each value of a discrete column goes with one value of another discrete column (a day's name and number,
-        a car's model and maker), 'auto' fits the mixture to the other columns and gives each such column its parent's
-        value, but for a slack of `unseen / (N + unseen)` for the N fitted rows with both (`unseen` 1 where it is None
-        or 0), spread over its values at their frequencies (`find_determined`, `DeterminedDensity`; `determined_` names them). Every marginal,
-        conditional and missing entry stays exact (given a determined column without its parent, a conditional is a
-        `MixtureDensity` over the parent's values). Rows in memory with RAD's own dictionaries and
-        pairs='auto' only; `partial_fit`, chunks and given dictionaries fit every column in the mixture, as does None.
-        The fitted attributes of the mixture (`n_components_`, `global_`, `parts_`, `shape_`, ...) then read the
-        columns `kept_columns_` lists.
+        a car's model and maker; at least 20 such rows, the rule shown by values seen twice or more: `find_determined`),
+        'auto' fits the mixture to the other columns and gives each such column its parent's value, but for a slack of
+        `unseen / (N + unseen)` for the N fitted rows with both (`unseen` 1 where it is None or 0), spread over its
+        values at their frequencies (`DeterminedDensity`; `determined_` names the rules). Every marginal, conditional
+        and missing entry stays exact (given a determined column without its parent, a conditional is a
+        `MixtureDensity` over the parent's values). Rows in memory with RAD's own dictionaries and pairs='auto' only;
+        `partial_fit`, chunks and given dictionaries fit every column in the mixture, as does None. The fitted
+        attributes of the mixture (`n_components_`, `global_`, `parts_`, `shape_`, ...) then read the columns
+        `kept_columns_` lists.
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
         (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).
