@@ -60,6 +60,7 @@ def _index(values, x) -> np.ndarray:
 # %% ../nbs/03l_determined.ipynb #7350ca19
 _MIN_RULE_ROWS = 20  # a rule needs at least this many fitted rows with both of its columns ...
 _PROBE_ROWS = 2_000  # ... and is looked for on this many rows first (a rule broken there is broken)
+_MAX_ONCE = 0.2  # ... and its parent values seen once hold at most this share of those rows
 
 def _discrete_codes(Z, forced, max_discrete: int) -> dict:
     """`{column: (values, codes)}` (`_codes`) for the columns of `Z` that are discrete: forced, or with few distinct
@@ -76,9 +77,11 @@ def _discrete_codes(Z, forced, max_discrete: int) -> dict:
 def _rule_holds(C, parent_codes, strict: bool = True) -> np.ndarray:
     """For each column of the codes `C` (rows x columns, -1 missing), whether the parent's codes (-1 missing) fix it:
     one child value for each parent value, on the rows with both. `strict` also asks that such rows number at least
-    `_MIN_RULE_ROWS` and twice the parent values seen with the child, that the parent be observed on at least half of
-    the rows where the child is, and that the parent values seen on two such rows or more go with two child values or
-    more."""
+    `_MIN_RULE_ROWS` and twice the parent values seen with the child, that the parent values seen on one such row hold
+    at most `_MAX_ONCE` of them (Good-Turing: about the chance that a new row's parent value is one the fit never saw,
+    where the rule can only fall back on the mixture's model of the parent), that the parent be observed on at least
+    half of the rows where the child is, and that the parent values seen on two such rows or more go with two child
+    values or more."""
     seen = parent_codes >= 0
     if not seen.any(): return np.full(C.shape[1], not strict)  # no row to break a rule, nor to make one
     order = np.argsort(parent_codes[seen], kind='stable')
@@ -89,10 +92,11 @@ def _rule_holds(C, parent_codes, strict: bool = True) -> np.ndarray:
     holds = ((low == top) | (top < 0)).all(axis=0)
     if not strict: return holds
     both, groups = (D >= 0).sum(axis=0), (top >= 0).sum(axis=0)
-    tested = np.add.reduceat((D >= 0).astype(np.intp), starts, axis=0) >= 2     # parent values on two rows or more
+    per_value = np.add.reduceat((D >= 0).astype(np.intp), starts, axis=0)       # rows with both, per parent value
+    tested, once = per_value >= 2, (per_value == 1).sum(axis=0)                   # on two rows or more; on one
     varied = np.where(tested, top, -1).max(axis=0) > np.where(tested, top, np.iinfo(np.intp).max).min(axis=0)
     covered = 2 * both >= (C >= 0).sum(axis=0)
-    return holds & (both >= np.maximum(2 * groups, _MIN_RULE_ROWS)) & varied & covered
+    return holds & (both >= np.maximum(2 * groups, _MIN_RULE_ROWS)) & (once <= _MAX_ONCE * both) & varied & covered
 
 def find_determined(Z, discrete=None, sample_weight=None, pseudo_count=1.0, max_discrete: int = 16) -> list:
     """The `Rule`s of the columns of the table `Z` (a float array in a density's coding, NaN where missing) that
@@ -135,7 +139,20 @@ def find_determined(Z, discrete=None, sample_weight=None, pseudo_count=1.0, max_
         slack = np.where(n_a > 0, pseudo_count / (n_a.sum() + pseudo_count) if pseudo_count else 0.0, 1.0)
         freq = np.bincount(cb[cb >= 0], weights=w[cb >= 0], minlength=len(cv))
         rules.append(Rule(b, a, pv, cv[maps], slack, cv, freq / freq.sum()))
-    return rules
+    return [r for r in rules if _missing_fits(r.parent, [q for q in rules if q.parent == r.parent], read)]
+
+def _missing_fits(parent: int, rules, read) -> bool:
+    """Whether every row that misses the `parent` but holds one of its `rules`' children holds children's values that
+    one parent value gives them all (`Rule.values`): else its missing entries say something the rules cannot (on
+    `TipJoke` the card is missing where neither the ad nor the joke was shown, a pair of values no card gives)."""
+    lost = (read[parent][1] < 0) & np.any([read[r.child][1] >= 0 for r in rules], axis=0)
+    if not lost.any(): return True
+    fits = np.ones((int(lost.sum()), len(rules[0].parents)), bool)  # rows x parent values that give the row's children
+    for r in rules:
+        values, codes = read[r.child]
+        seen = codes[lost] >= 0
+        fits[seen] &= values[codes[lost][seen]][:, None] == r.values[None, :]
+    return bool(fits.any(axis=1).all())
 
 # %% ../nbs/03l_determined.ipynb #5ef45116
 _MAX_SUMMED = 100_000  # a row whose missing parents' values would have to be summed over more combinations is refused
