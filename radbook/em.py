@@ -12,9 +12,10 @@ from .learn import learn_dictionaries
 from .tables import standardize, table_dictionaries
 from .steps import TableSettings, feature_label, rad_dictionaries, em_rows
 from .solver import _COEF_FLOOR, floor_factors
+from sklearn.utils import check_random_state
 
 # %% auto #0
-__all__ = ['EMFit', 'em_fit', 'em_result', 'em_grow']
+__all__ = ['EMFit', 'em_fit', 'em_result', 'split_components', 'em_grow']
 
 # %% ../nbs/03h_em.ipynb #c4302074
 @dataclass
@@ -66,18 +67,39 @@ def em_result(dictionaries, table, center, scale, fit: dict, coef_floor: float =
 _GROW_TOL = 1e-4  # em_grow's EM stops once `patience` steps gain less than this share of its held-out score (1e-6 from
 # scratch): on diamonds a grown rank-40 EM crept 0.011 nats a row in its last 130 steps (5 s); this stops it ~100 sooner
 
+_SPLIT_NOISE = 0.1  # split_components: each copy's coefficients times exp(0.1 z), z standard normal
+
+def split_components(weights, coefs, rank: int, random_state=None, noise: float = _SPLIT_NOISE) -> tuple:
+    r"""A start at rank `rank` (at least the mixture's $F$) from a fitted mixture's `weights` and `coefs` (one `(L_n, F)`
+    array per feature): component $r$ a copy of component $r mod F$, the weight of each shared evenly among its
+    copies, each copy's coefficients $b_{nl}\,e^{\sigma z}$ ($z$ standard normal, drawn by `random_state`; $\sigma$ the
+    `noise`) put back on the simplex, so that the copies differ and the EM can pull them apart. `(weights, coefs)`."""
+    weights = np.asarray(weights, dtype=float)
+    F = len(weights)
+    if int(rank) < F: raise ValueError(f"rank must be at least the mixture's {F} components, got {rank}.")
+    rng = check_random_state(random_state)
+    parent = np.arange(int(rank)) % F
+    out = []
+    for c in coefs:
+        c = np.asarray(c, dtype=float)[:, parent] * np.exp(noise * rng.standard_normal((len(c), len(parent))))
+        out.append(c / c.sum(axis=0, keepdims=True))
+    return weights[parent] / np.bincount(parent)[parent], out
+
 def em_grow(summary: Summary, fit: EMFit, rank: int, coef_floor: float = _COEF_FLOOR, random_state=None,
             tol: float = _GROW_TOL) -> EMFit:
     """`fit` (an `em_fit` on the summary `summary`, mapped as it was) at the rank `rank`: the dictionary EM from `fit`'s
-    learned atoms on the rows `em_fit` fits (the sample without its held-out rows, stopped on those, once its steps gain
-    less than `tol` of its score), its units and point masses kept. It skips what a fit from scratch spends most of its
-    time on: the 1-D mixtures and the race of starts (`learn_dictionaries`)."""
+    learned atoms and its components split (`split_components`, drawn by `random_state`) on the rows `em_fit` fits (the
+    sample without its held-out rows, stopped on those, once its steps gain less than `tol` of its score), its units and
+    point masses kept. It skips what a fit from scratch spends most of its time on: the 1-D mixtures and the race of
+    starts (`learn_dictionaries`), and starts where the smaller fit ended."""
     train = summary.without_held()
     rows, w = train.subsample(fit.n_rows or em_rows(sum(map(len, fit.dictionaries)), len(train.sample)))
     held = ({} if not len(summary.held_out) else
             dict(held=standardize(summary.held_out, fit.center, fit.scale), held_weights=summary.held_weights()))
+    rng = check_random_state(random_state)
+    init = split_components(fit.weights, fit.coefs, rank, rng)
     std, out = learn_dictionaries(standardize(rows, fit.center, fit.scale), int(rank), start=fit.dictionaries,
-                                  row_weights=w, random_state=random_state, tol=tol, **held)
+                                  row_weights=w, random_state=rng, tol=tol, init=init, **held)
     out['n_rows'] = len(rows)
     values = [[a.value for a in d if isinstance(a, PointMass)] for d in fit.table]  # point masses do not move
     return em_result(std, table_dictionaries(std, fit.center, fit.scale, values), fit.center, fit.scale, out, coef_floor)

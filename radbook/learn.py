@@ -318,11 +318,23 @@ def _check_prior(coef_prior):
     if isinstance(coef_prior, bool) or not isinstance(coef_prior, numbers.Real) or not coef_prior >= 0:
         raise ValueError(f"coef_prior must be a number >= 0, got {coef_prior!r}.")
 
+def _checked_init(init, atoms, F: int) -> tuple:
+    "`tied_em`'s `init`, `(weights, coefs)`, checked against the `atoms` (`atom_arrays` per feature) and the rank `F`."
+    weights, coefs = init
+    weights, coefs = np.asarray(weights, dtype=float), [np.asarray(c, dtype=float) for c in coefs]
+    if weights.shape != (F,) or len(coefs) != len(atoms) or any(c.shape != (len(a[1]), F) for c, a in zip(coefs, atoms)):
+        raise ValueError(f"init must hold {F} weights and one (atoms, {F}) array of coefficients per feature, got weights of "
+                         f"shape {weights.shape} and coefficients of shapes {[c.shape for c in coefs]}.")
+    if (weights < 0).any() or (weights.sum() <= 0) or any((c < 0).any() or (c.sum(axis=0) <= 0).any() for c in coefs):
+        raise ValueError("init's weights and coefficients must be non-negative, with some mass in every component.")
+    return weights / weights.sum(), [c / c.sum(axis=0, keepdims=True) for c in coefs]
+
 def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: float = 0.2, max_iter: int = 1000,
             patience: int = 10, tol: float = 1e-6, floors=None, accelerate: bool = True, coef_prior: float = 0.0,
-            random_state=None, held=None, held_weights=None) -> dict:
+            random_state=None, held=None, held_weights=None, init=None) -> dict:
     """Tied-atom EM from the dictionaries `atoms` (`atom_arrays` per feature) on the rows of `Z` (NaN = missing),
-    from a flat-Dirichlet start; the iterate with the best held-out mean log-likelihood (training log-likelihood with
+    from a flat-Dirichlet start (or from `init`, `(weights, coefs)` of rank `n_components`: `coefs` one `(L_n, F)`
+    array per feature, each column on the simplex, as `em_grow` makes them); the iterate with the best held-out mean log-likelihood (training log-likelihood with
     `validation_fraction=0`), stopping after `patience` iterations without a relative gain above `tol`; over-relaxed
     steps (`overrelax`) unless `accelerate=False`; `coef_prior` pseudo-counts on every coefficient (MAP EM, see
     `tied_m_step`). Given `held` rows (weighted by `held_weights`), every row of `Z` trains and those rows score instead
@@ -340,8 +352,10 @@ def tied_em(Z, atoms, n_components: int, row_weights=None, validation_fraction: 
     order = rng.permutation(K)
     fit, val = order[n_val:], order[:n_val]
     F = int(n_components)
-    weights = np.full(F, 1.0 / F)
-    coefs = [rng.dirichlet(np.ones(len(a[1])), size=F).T for a in atoms]
+    if init is None:
+        weights = np.full(F, 1.0 / F)
+        coefs = [rng.dirichlet(np.ones(len(a[1])), size=F).T for a in atoms]
+    else: weights, coefs = _checked_init(init, atoms, F)
     layout = TiedLayout(atoms)
     with single_threaded():  # thin products: threads only add overhead (and stall on busy cores)
         part = lambda rows: (Z[rows], None if w is None else w[rows])
@@ -443,7 +457,8 @@ _PRIOR_ROWS = 5_000  # ... and tables of fewer rows get none (measured to help f
 
 def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, validation_fraction: float = 0.2,
                        max_iter: int = 1000, patience: int = 10, tol: float = 1e-6, max_discrete: int = 16,
-                       coef_prior: float = _COEF_PRIOR, random_state=None, held=None, held_weights=None) -> tuple:
+                       coef_prior: float = _COEF_PRIOR, random_state=None, held=None, held_weights=None,
+                       init=None) -> tuple:
     """Dictionaries for the columns of `Z` (NaN = missing) fitted by `tied_em` at rank `n_components` with
     `coef_prior` pseudo-counts per coefficient, fewer if a column of coefficients of the largest dictionary would then
     hold more than a tenth of a component's average training rows, and none on fewer than 5,000 rows: returns
@@ -453,7 +468,8 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     held-out score is fitted again on all rows (`fit['start']` names it, `fit['start_scores']` has every start's
     score). By default each column's automatic atoms (1-D mixtures at one and two times the BIC size) with a
     Laplacian twin of each atom of the BIC-sized mixture (`auto_dictionary(..., laplacians=True)`), and on 5,000 rows
-    or more also the grid starts (`grid_starts`: 12 Gaussians or 12 Laplacians per continuous column)."""
+    or more also the grid starts (`grid_starts`: 12 Gaussians or 12 Laplacians per continuous column). `init` gives the
+    mixture's first weights and coefficients on a single `start` (`tied_em`)."""
     Z = np.asarray(Z, dtype=float)
     if Z.ndim != 2: raise ValueError(f"Z must be 2-D, got shape {Z.shape}.")
     if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) or n_components < 1:
@@ -468,6 +484,7 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
             start = {'1-D mixtures': start, **grid_starts([d if _few_values(len(np.unique(c)), len(c), max_discrete) else c for c, d in zip(cols, start)])}
     starts = start if isinstance(start, dict) else {None: start}
     if not starts: raise ValueError("start is an empty dict: give at least one start.")
+    if init is not None and len(starts) > 1: raise ValueError("init starts one mixture: give a single start with it.")
     for name, st in starts.items():
         if len(st) != N: raise ValueError(f"start{'' if name is None else ' ' + repr(name)} has {len(st)} dictionaries for {N} features.")
     per_component = (1 - (validation_fraction if held is None else 0)) * len(Z) / n_components  # a component's average training rows
@@ -476,7 +493,7 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
         prior = 0.0 if len(Z) < _PRIOR_ROWS else min(float(coef_prior), _PRIOR_SHARE * per_component / max(map(len, st)))
         return tied_em(Z[rows], [atom_arrays(d) for d in st], n_components, None if row_weights is None else
                        np.asarray(row_weights)[rows], validation_fraction, max_iter, patience, tol, floors=floors,
-                       coef_prior=prior, random_state=seed, held=held, held_weights=held_weights)
+                       coef_prior=prior, random_state=seed, held=held, held_weights=held_weights, init=init)
     if len(starts) == 1:
         (name, st), = starts.items()
         fit, scores = em(st, slice(None), rng if name is None else rng.randint(2**31 - 1)), None
