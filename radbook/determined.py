@@ -15,7 +15,7 @@ from .dictionaries import _few_values
 from .local import MixtureDensity
 
 # %% auto #0
-__all__ = ['Rule', 'find_determined', 'DeterminedDensity']
+__all__ = ['Rule', 'IntervalRule', 'find_determined', 'DeterminedDensity', 'find_intervals']
 
 # %% ../nbs/03l_determined.ipynb #8f80a94d
 class Rule(NamedTuple):
@@ -56,6 +56,43 @@ def _index(values, x) -> np.ndarray:
     "Each of `x`'s position among the sorted `values`, -1 where it is none of them."
     i = np.clip(np.searchsorted(values, x), 0, len(values) - 1)
     return np.where(values[i] == x, i, -1)
+
+# %% ../nbs/03l_determined.ipynb #06664d45
+class IntervalRule(NamedTuple):
+    r"""Column `child` (discrete) as a step function of column `parent` (continuous, in a density's coding): the child
+    takes `values[i]` on the parent's interval `[lo[i], hi[i]]` (sorted, disjoint), but for a `slack` $\delta$ of its
+    probability, which goes to its fitted values `children` (sorted) at their frequencies `freq`; in a gap between two
+    intervals the parent's value shares $1-\delta$ between their values linearly (`log_probs`). `parent` is -1 where its
+    value `given` is fixed (a conditional's)."""
+    child: int
+    parent: int
+    lo: np.ndarray
+    hi: np.ndarray
+    values: np.ndarray
+    slack: float
+    children: np.ndarray
+    freq: np.ndarray
+    given: float = np.nan
+
+    def log_probs(self, t) -> np.ndarray:
+        r"""$\log \tilde T(c \mid t)$ for each parent value of `t` (the `given` one where `parent` is -1): shape
+        (len(t), len(children)); each row sums to one in probability."""
+        t = np.full(len(t), self.given) if self.parent < 0 else np.asarray(t, dtype=float)
+        m = len(self.lo)
+        i = np.clip(np.searchsorted(self.lo, t, side='right') - 1, 0, m - 1)  # the last one to start at or below t
+        j = np.minimum(i + 1, m - 1)
+        gap = np.maximum(self.lo[j] - self.hi[i], 1e-300)
+        u = np.where((t > self.hi[i]) & (j > i), np.clip((t - self.hi[i]) / gap, 0.0, 1.0), 0.0)  # the next one's share
+        P = np.tile(self.slack * self.freq, (len(t), 1))
+        k = np.searchsorted(self.children, self.values)
+        rows = np.arange(len(t))
+        P[rows, k[i]] += (1 - self.slack) * (1 - u)
+        P[rows, k[j]] += (1 - self.slack) * u
+        with np.errstate(divide='ignore'): return np.log(P)
+
+    def at_value(self, t: float) -> "IntervalRule":
+        "This rule with its parent's value `t` given (`parent` -1)."
+        return self._replace(parent=-1, given=float(t))
 
 # %% ../nbs/03l_determined.ipynb #7350ca19
 _MIN_RULE_ROWS = 20  # a rule needs at least this many fitted rows with both of its columns ...
@@ -168,7 +205,7 @@ class DeterminedDensity:
         self.inner, self.place, self.rules = inner, np.asarray(place, dtype=np.intp), list(rules)
         self.n_features = int((self.place >= 0).sum()) + len(self.rules)
         self.features = np.arange(self.n_features)
-        self._tables = [r.log_table() for r in self.rules]
+        self._tables = [r.log_table() if isinstance(r, Rule) else None for r in self.rules]
 
     @property
     def n_components(self) -> int: return 1 if self.inner is None else self.inner.n_components
@@ -202,8 +239,14 @@ class DeterminedDensity:
         for k, (r, T) in enumerate(zip(self.rules, self._tables)):
             if skip is not None and skip[k]: continue
             rows = np.flatnonzero(~np.isnan(X[:, r.child]))
-            a = np.zeros(len(rows), np.intp) if r.parent < 0 else _index(r.parents, Y[rows, r.parent])
             b = _index(r.children, X[rows, r.child])
+            if isinstance(r, IntervalRule):  # by the parent's value (missing: the child at its frequency, as below)
+                t = np.zeros(len(rows)) if r.parent < 0 else Y[rows, r.parent]
+                term = np.where(b >= 0, r.log_probs(t)[np.arange(len(rows)), np.maximum(b, 0)], -np.inf)
+                with np.errstate(divide='ignore'): alone = np.log(r.freq[np.maximum(b, 0)])
+                out[rows] += np.where(np.isnan(t), np.where(b >= 0, alone, -np.inf), term)
+                continue
+            a = np.zeros(len(rows), np.intp) if r.parent < 0 else _index(r.parents, Y[rows, r.parent])
             term = np.where(b >= 0, T[np.maximum(a, 0), np.maximum(b, 0)], -np.inf)
             out[rows] += np.where(a >= 0, term, np.where(b >= 0, np.log(r.freq[np.maximum(b, 0)]), -np.inf))
         return out
@@ -217,6 +260,8 @@ class DeterminedDensity:
         $\sum_a p(x, a) F(a) = c\,p(x) + \sum_{a:\,F(a) > c} (F(a) - c)\,p(x, a)$. Returns `(value, log weight)` pairs:
         NaN (the parent left missing) with $\log c$, then each value with $F(a) > c$ (those its children's values point
         to, few) with $\log(F(a) - c)$."""
+        for r in rules:
+            if isinstance(r, IntervalRule): raise self._unserved(r)
         F = np.zeros(len(rules[0].parents))
         for r, v in zip(rules, b):
             j = _index(r.children, np.array([v]))[0]
@@ -225,6 +270,14 @@ class DeterminedDensity:
         above = np.flatnonzero(F > low)
         with np.errstate(divide='ignore'):
             return [(np.nan, low)] + [(rules[0].parents[i], F[i] + np.log1p(-np.exp(low - F[i]))) for i in above]
+
+    def _unserved(self, r) -> ValueError:
+        "The error for a request that needs `IntervalRule` `r`'s child without its parent: it has no closed form here."
+        parent = f"feature {int(self.place[r.parent])}" if self.place[r.parent] >= 0 else "a feature summed out"
+        return ValueError(f"Feature {r.child} is fixed by intervals of the continuous {parent} (an IntervalRule): "
+                          "its density without that feature needs the kept model's probability of an interval, which "
+                          "has no closed form here. Give both, or fit with determined=None to model both in the "
+                          "mixture.")
 
     def _completions(self, X, Y):
         """For the rows whose parents must be summed out (`_summed`), grouped by which and by their children's values:
@@ -303,6 +356,11 @@ class DeterminedDensity:
         shown = self.place >= 0
         X[:, self.place[shown]] = Y[:, shown]
         for r in self.rules:
+            if isinstance(r, IntervalRule):  # the child's value by its row of probabilities at the parent's value
+                P = np.exp(r.log_probs(np.zeros(n_samples) if r.parent < 0 else Y[:, r.parent])).cumsum(axis=1)
+                pick = (P < rng.random_sample(n_samples)[:, None] * P[:, -1:]).sum(axis=1)
+                X[:, r.child] = r.children[np.minimum(pick, len(r.children) - 1)]
+                continue
             a = np.zeros(n_samples, np.intp) if r.parent < 0 else np.maximum(_index(r.parents, Y[:, r.parent]), 0)
             other = rng.random_sample(n_samples) < r.slack[a]
             X[:, r.child] = np.where(other, r.children[rng.choice(len(r.children), size=n_samples, p=r.freq)], r.values[a])
@@ -318,6 +376,8 @@ class DeterminedDensity:
         position = {n: i for i, n in enumerate(features)}
         rules = [r for r in self.rules if r.child in position]
         shown = [i for n in features for i in np.flatnonzero(self.place == n)]
+        for r in rules:
+            if isinstance(r, IntervalRule) and r.parent >= 0 and r.parent not in shown: raise self._unserved(r)
         hidden = sorted({r.parent for r in rules if r.parent >= 0} - set(shown))
         columns = shown + hidden
         place = [position[int(self.place[i])] for i in shown] + [-1] * len(hidden)
@@ -368,7 +428,8 @@ class DeterminedDensity:
         rules = []
         for r in self.rules:
             if r.child not in position: continue
-            if r.parent >= 0 and not np.isnan(y[r.parent]):
+            if r.parent >= 0 and not np.isnan(y[r.parent]) and isinstance(r, IntervalRule): r = r.at_value(y[r.parent])
+            elif r.parent >= 0 and not np.isnan(y[r.parent]):
                 a = int(_index(r.parents, y[r.parent:r.parent + 1])[0])
                 r = r.at(a) if a >= 0 else r._replace(parent=-1, parents=np.full(1, np.nan), values=r.children[:1], slack=np.ones(1))
             rules.append(r._replace(child=position[r.child], parent=int(np.flatnonzero(loose == r.parent)[0]) if r.parent >= 0 else -1))
@@ -389,3 +450,52 @@ class DeterminedDensity:
 
     def __repr__(self):
         return f"DeterminedDensity({self.n_features} columns, {len(self.rules)} determined, inner={self.inner!r})"
+
+# %% ../nbs/03l_determined.ipynb #e280f07f
+def _interval_fit(x, c) -> tuple:
+    """For parent values `x` and the child's codes `c` on the same rows: `(lo, hi, codes)` of the runs of `c` along
+    sorted `x` where each code makes one run (no value of `x` tied between two codes), else None."""
+    order = np.argsort(x, kind='stable')
+    x, c = x[order], c[order]
+    change = np.flatnonzero(c[1:] != c[:-1])
+    if (x[change + 1] == x[change]).any(): return None  # one parent value, two child values
+    starts = np.r_[0, change + 1]
+    if len(starts) != len(np.unique(c)): return None  # some value in two runs or more
+    stops = np.r_[change, len(x) - 1]
+    return x[starts], x[stops], c[starts]
+
+def find_intervals(Z, discrete=None, sample_weight=None, pseudo_count=1.0, max_discrete: int = 16, exclude=()) -> list:
+    """The `IntervalRule`s of the table `Z` (a density's coding, NaN where missing): each discrete column (as
+    `find_determined` reads them, not in `exclude`) that a continuous column fixes by intervals on every row of
+    positive weight (`sample_weight`) where both are observed (`_interval_fit`), each of its values on two such rows or
+    more, at least `_MIN_RULE_ROWS` of them and half the rows that hold the child, and none holding the child without
+    the parent; a child's parent is the first such column. The slack is $\\alpha/(N + \\alpha)$ for the $N$ rows (their
+    weight) with both entries, $\\alpha$ = `pseudo_count` (None or 0: none). Pairs are ruled out on the first
+    `_PROBE_ROWS` rows first."""
+    Z = np.asarray(Z, dtype=float)
+    w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    Z, w = Z[w > 0], w[w > 0]
+    forced = np.zeros(Z.shape[1], bool) if discrete is None else np.asarray(discrete, bool)
+    read = _discrete_codes(Z, forced, max_discrete)
+    smooth = [n for n in range(Z.shape[1]) if n not in read and not forced[n]
+              and not _few_values(len(np.unique(Z[~np.isnan(Z[:, n]), n])), len(Z), max_discrete)]
+    rules = []
+    for b in sorted(set(read) - set(exclude)):
+        values, cb = read[b]
+        for a in smooth:
+            probe = slice(0, _PROBE_ROWS)
+            both = (cb[probe] >= 0) & ~np.isnan(Z[probe, a])
+            if both.any() and _interval_fit(Z[probe, a][both], cb[probe][both]) is None: continue
+            held = cb >= 0
+            both = held & ~np.isnan(Z[:, a])
+            if (both != held).any() or both.sum() < _MIN_RULE_ROWS: continue  # a child without its parent: no rule
+            found = _interval_fit(Z[both, a], cb[both])
+            counts = np.bincount(cb[both], minlength=len(values))
+            if found is None or len(found[0]) < 2 or (counts[counts > 0] < 2).any(): continue
+            lo, hi, codes = found
+            n = w[both].sum()
+            freq = np.bincount(cb[held], weights=w[held], minlength=len(values))
+            rules.append(IntervalRule(b, a, lo, hi, values[codes], pseudo_count / (n + pseudo_count) if pseudo_count else 0.0,
+                                      values, freq / freq.sum()))
+            break
+    return rules

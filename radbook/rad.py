@@ -32,7 +32,7 @@ from .kernel import with_kernel
 from .stack import with_stack
 from .em import EMFit, em_fit, em_grow, em_result
 from .independent import independent_fit
-from .determined import find_determined, DeterminedDensity
+from .determined import find_determined, find_intervals, DeterminedDensity
 
 # %% auto #0
 __all__ = ['BasePairwiseDensity', 'RAD']
@@ -522,7 +522,11 @@ class RAD(BasePairwiseDensity):
         `unseen / (N + unseen)` for the N fitted rows with both (`unseen` 1 where it is None or 0), spread over its
         values at their frequencies (`DeterminedDensity`; `determined_` names the rules). Every marginal, conditional
         and missing entry stays exact (given a determined column without its parent, a conditional is a
-        `MixtureDensity` over the parent's values). Rows in memory with RAD's own dictionaries and pairs='auto' only;
+        `MixtureDensity` over the parent's values). A discrete column that a continuous one fixes by intervals (a birth
+        weight and `low`; `find_intervals`: each of its values one run along the sorted parent, on at least 20 rows,
+        each value on two rows or more, and no fitted row with the child but not the parent) follows it too, a parent
+        value between two runs sharing the two values linearly (`IntervalRule`); a request for such a column without
+        its parent (a row, a marginal or a conditional) raises a ValueError naming both. Rows in memory with RAD's own dictionaries and pairs='auto' only;
         `partial_fit`, chunks and given dictionaries fit every column in the mixture, as does None. The fitted
         attributes of the mixture (`n_components_`, `global_`, `parts_`, `shape_`, ...) then read the columns
         `kept_columns_` lists.
@@ -791,7 +795,8 @@ class RAD(BasePairwiseDensity):
 
     def _determined_rules(self, X, sample_weight=None) -> list:
         """The rules of the columns of `X` that another discrete column determines (`find_determined`, notebook
-        `03l_determined`, with the `unseen` pseudo-count as slack, or 1 where `unseen` is None or 0: a pair of seen values
+        `03l_determined`), then those that a continuous column fixes by intervals (`find_intervals`, but for the first
+        rules' columns), with the `unseen` pseudo-count as slack, or 1 where `unseen` is None or 0: a pair of seen values
         the fit never saw together is no unseen value) under determined='auto', for rows in memory (an array or a
         DataFrame) with RAD's own dictionaries and every pair of columns ('auto'); none where fewer than two columns would
         be left, or with determined=None."""
@@ -803,6 +808,8 @@ class RAD(BasePairwiseDensity):
         w = self._sample_weight(sample_weight, Z)
         discrete = None if columns is None else [c.discrete for c in columns]
         rules = find_determined(Z, discrete, w, self.unseen or 1.0, self.max_discrete)
+        rules += find_intervals(Z, discrete, w, self.unseen or 1.0, self.max_discrete,
+                                exclude={r.child for r in rules} | {r.parent for r in rules})
         return rules if Z.shape[1] - len(rules) >= 2 else []
 
     def _fit_determined(self, X, sample_weight, rules):

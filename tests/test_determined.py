@@ -187,3 +187,63 @@ def test_inside_scikit_learns_meta_estimators():
     search = GridSearchCV(RAD(local=False, shape='columns', random_state=0), {'n_components': [2, 3]}, cv=2,
                           error_score='raise').fit(frame)
     assert search.best_estimator_.determined_ == {'number': 'day'}
+
+
+def weights_table(n=240, seed=3):
+    "A birth weight, `low` = weight under 2,500 (a step function of it), the mother's age, and a count."
+    rng = np.random.default_rng(seed)
+    age = rng.normal(25, 5, n)
+    bwt = 3000 + 20 * (age - 25) + rng.normal(0, 500, n)
+    return pd.DataFrame({'bwt': bwt, 'age': age, 'visits': rng.poisson(2, n), 'low': (bwt < 2500).astype(int)})
+
+
+@pytest.fixture(scope='module')
+def by_intervals():
+    frame = weights_table()
+    fit, held = frame.iloc[:180], frame.iloc[180:]
+    return fit, held, RAD(local=False, shape='columns', n_components=3, random_state=0).fit(fit)
+
+
+def test_a_step_function_of_a_continuous_column_is_a_rule(by_intervals):
+    fit, held, est = by_intervals
+    assert est.determined_ == {'low': 'bwt'}
+    np.testing.assert_array_equal(est.kept_columns_, [0, 1, 2])
+    kept = RAD(local=False, shape='columns', n_components=3, determined=None, random_state=0).fit(fit.drop(columns='low'))
+    rule = est.density_.rules[0]
+    inside = (held['bwt'] < rule.hi[0]) | (held['bwt'] > rule.lo[1])  # off the gap between the two runs
+    q = fit['low'].value_counts(normalize=True).sort_index().to_numpy()
+    slack = 1 / (len(fit) + 1)
+    eps = 1 / (len(fit) + 1)  # the child's own unseen share
+    low = held['low'].to_numpy()
+    expected = kept.score_samples(held.drop(columns='low')) + np.log(1 - slack + slack * q[low]) + np.log1p(-eps)
+    np.testing.assert_allclose(est.score_samples(held)[inside], expected[inside], rtol=1e-10)
+
+
+def test_a_rule_by_intervals_refuses_what_needs_the_child_alone(by_intervals):
+    _, held, est = by_intervals
+    row = held.iloc[:1].copy()
+    row['bwt'] = np.nan
+    with pytest.raises(ValueError, match='determined=None'): est.score_samples(row)
+    with pytest.raises(ValueError, match='IntervalRule'): est.marginal(['low', 'age'])
+    both = est.marginal(['low', 'bwt'])  # with its parent: exact (the kept fit's marginal times the rule)
+    assert np.isfinite(both.logpdf(np.array([[0.0, 3000.0]]))).all()
+    row['low'] = np.nan  # neither: the kept fit's own marginal over the rest
+    assert np.isfinite(est.score_samples(row)).all()
+
+
+def test_draws_follow_the_intervals(by_intervals):
+    _, _, est = by_intervals
+    X, _ = est.sample(4000, random_state=0)  # a DataFrame, as fitted
+    rule = est.density_.rules[0]
+    far = (X['bwt'] < rule.hi[0]) | (X['bwt'] > rule.lo[1])
+    agree = (X['low'][far] == (X['bwt'][far] < 2500).astype(int)).mean()
+    assert agree > 0.98, agree  # the slack is 1/181 of the draws, spread over both values
+
+
+def test_a_cyclic_or_broken_step_is_no_rule():
+    frame = weights_table()
+    frame['low'] = ((frame['bwt'] // 250) % 2).astype(int)  # alternating bands: many runs of each value
+    assert RAD(local=False, n_components=3, random_state=0)._determined_rules(frame) == []
+    frame = weights_table()
+    frame.loc[5, 'low'] = 1 - frame.loc[5, 'low']  # one row breaks it
+    assert RAD(local=False, n_components=3, random_state=0)._determined_rules(frame) == []
