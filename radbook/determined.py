@@ -468,8 +468,8 @@ def find_intervals(Z, discrete=None, sample_weight=None, pseudo_count=1.0, max_d
     """The `IntervalRule`s of the table `Z` (a density's coding, NaN where missing): each discrete column (as
     `find_determined` reads them, not in `exclude`) that a continuous column fixes by intervals on every row of
     positive weight (`sample_weight`) where both are observed (`_interval_fit`), each of its values on two such rows or
-    more, at least `_MIN_RULE_ROWS` of them and half the rows that hold the child, and none holding the child without
-    the parent; a child's parent is the first such column. The slack is $\\alpha/(N + \\alpha)$ for the $N$ rows (their
+    more, at least `_MIN_RULE_ROWS` of them, the parent observed on every such row of the table (a row that held the
+    child without it could not be scored exactly); a child's parent is the first such column. The slack is $\\alpha/(N + \\alpha)$ for the $N$ rows (their
     weight) with both entries, $\\alpha$ = `pseudo_count` (None or 0: none). Pairs are ruled out on the first
     `_PROBE_ROWS` rows first."""
     Z = np.asarray(Z, dtype=float)
@@ -477,18 +477,17 @@ def find_intervals(Z, discrete=None, sample_weight=None, pseudo_count=1.0, max_d
     Z, w = Z[w > 0], w[w > 0]
     forced = np.zeros(Z.shape[1], bool) if discrete is None else np.asarray(discrete, bool)
     read = _discrete_codes(Z, forced, max_discrete)
-    smooth = [n for n in range(Z.shape[1]) if n not in read and not forced[n]
-              and not _few_values(len(np.unique(Z[~np.isnan(Z[:, n]), n])), len(Z), max_discrete)]
+    smooth = [n for n in range(Z.shape[1]) if n not in read and not forced[n] and not np.isnan(Z[:, n]).any()
+              and not _few_values(len(np.unique(Z[:, n])), len(Z), max_discrete)]  # continuous, and never missing
     rules = []
     for b in sorted(set(read) - set(exclude)):
         values, cb = read[b]
         for a in smooth:
             probe = slice(0, _PROBE_ROWS)
-            both = (cb[probe] >= 0) & ~np.isnan(Z[probe, a])
+            both = cb[probe] >= 0
             if both.any() and _interval_fit(Z[probe, a][both], cb[probe][both]) is None: continue
-            held = cb >= 0
-            both = held & ~np.isnan(Z[:, a])
-            if (both != held).any() or both.sum() < _MIN_RULE_ROWS: continue  # a child without its parent: no rule
+            both = held = cb >= 0  # the parent is never missing
+            if both.sum() < _MIN_RULE_ROWS: continue
             found = _interval_fit(Z[both, a], cb[both])
             counts = np.bincount(cb[both], minlength=len(values))
             if found is None or len(found[0]) < 2 or (counts[counts > 0] < 2).any(): continue

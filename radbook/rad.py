@@ -524,10 +524,11 @@ class RAD(BasePairwiseDensity):
         and missing entry stays exact (given a determined column without its parent, a conditional is a
         `MixtureDensity` over the parent's values). A discrete column that a continuous one fixes by intervals (a birth
         weight and `low`; `find_intervals`: each of its values one run along the sorted parent, on at least 20 rows,
-        each value on two rows or more, and no fitted row with the child but not the parent) follows it too, a parent
+        each value on two rows or more, and the parent observed on every fitted row) follows it too, a parent
         value between two runs sharing the two values linearly (`IntervalRule`); a request for such a column without
-        its parent (a row, a marginal or a conditional) raises a ValueError naming both. Rows in memory with RAD's own dictionaries and pairs='auto' only;
-        `partial_fit`, chunks and given dictionaries fit every column in the mixture, as does None. The fitted
+        its parent (a row, a marginal or a conditional) raises a ValueError naming both. Rows in memory with RAD's own
+        dictionaries and pairs='auto' only; `partial_fit`, chunks and given dictionaries fit every column in the
+        mixture, as does None. The fitted
         attributes of the mixture (`n_components_`, `global_`, `parts_`, `shape_`, ...) then read the columns
         `kept_columns_` lists.
     paper_options : PaperOptions or None, default=None
