@@ -12,6 +12,7 @@ from .learn import learn_dictionaries
 from .tables import standardize, table_dictionaries
 from .steps import TableSettings, feature_label, rad_dictionaries, em_rows
 from .solver import _COEF_FLOOR, floor_factors
+import numbers
 from sklearn.utils import check_random_state
 
 # %% auto #0
@@ -76,7 +77,10 @@ def split_components(weights, coefs, rank: int, random_state=None, noise: float 
     `noise`) put back on the simplex, so that the copies differ and the EM can pull them apart. `(weights, coefs)`."""
     weights = np.asarray(weights, dtype=float)
     F = len(weights)
-    if int(rank) < F: raise ValueError(f"rank must be at least the mixture's {F} components, got {rank}.")
+    if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or rank < F:
+        raise ValueError(f"rank must be an integer of at least the mixture's {F} components, got {rank!r}.")
+    if any(np.ndim(c) != 2 or np.shape(c)[1] != F for c in coefs):
+        raise ValueError(f"coefs must hold one (atoms, {F}) array per feature, got shapes {[np.shape(c) for c in coefs]}.")
     rng = check_random_state(random_state)
     parent = np.arange(int(rank)) % F
     out = []

@@ -325,6 +325,8 @@ def _checked_init(init, atoms, F: int) -> tuple:
     if weights.shape != (F,) or len(coefs) != len(atoms) or any(c.shape != (len(a[1]), F) for c, a in zip(coefs, atoms)):
         raise ValueError(f"init must hold {F} weights and one (atoms, {F}) array of coefficients per feature, got weights of "
                          f"shape {weights.shape} and coefficients of shapes {[c.shape for c in coefs]}.")
+    if not (np.isfinite(weights).all() and all(np.isfinite(c).all() for c in coefs)):
+        raise ValueError("init's weights and coefficients must be finite.")
     if (weights < 0).any() or (weights.sum() <= 0) or any((c < 0).any() or (c.sum(axis=0) <= 0).any() for c in coefs):
         raise ValueError("init's weights and coefficients must be non-negative, with some mass in every component.")
     return weights / weights.sum(), [c / c.sum(axis=0, keepdims=True) for c in coefs]

@@ -829,7 +829,8 @@ class RAD(BasePairwiseDensity):
         by_child = {r.child: r for r in rules}
         self.dictionaries_ = [inner.dictionaries_[table[n]] if n in table else [point_mass(float(v)) for v in by_child[n].children]
                               for n in range(self.n_features_in_)]
-        wrap = lambda density: DeterminedDensity(density, keep, [r._replace(parent=table[r.parent]) for r in rules])
+        labels = [f"column {c.name!r}" for c in self._columns] if self._columns is not None else None  # for its errors
+        wrap = lambda density: DeterminedDensity(density, keep, [r._replace(parent=table[r.parent]) for r in rules], labels)
         self.density_ = wrap(inner.density_)
         if getattr(inner, '_held_density', None) is not None: self._held_density = wrap(inner._held_density)
         name = lambda n: self._columns[n].name if self._columns is not None else n

@@ -223,8 +223,13 @@ def test_a_rule_by_intervals_refuses_what_needs_the_child_alone(by_intervals):
     _, held, est = by_intervals
     row = held.iloc[:1].copy()
     row['bwt'] = np.nan
+    with pytest.raises(ValueError, match="column 'low' is fixed by intervals of the continuous column 'bwt'"):
+        est.score_samples(row)
     with pytest.raises(ValueError, match='determined=None'): est.score_samples(row)
-    with pytest.raises(ValueError, match='IntervalRule'): est.marginal(['low', 'age'])
+    with pytest.raises(ValueError, match="'low' .* column 'bwt'"): est.marginal(['low', 'age'])
+    three = est.density_.marginal([1, 3, 0])  # age, low, bwt: the error names the table's columns, not the marginal's
+    with pytest.raises(ValueError, match="column 'low' is fixed by intervals of the continuous column 'bwt'"):
+        three.logpdf(np.array([[25.0, 1.0, np.nan]]))
     both = est.marginal(['low', 'bwt'])  # with its parent: exact (the kept fit's marginal times the rule)
     assert np.isfinite(both.logpdf(np.array([[0.0, 3000.0]]))).all()
     row['low'] = np.nan  # neither: the kept fit's own marginal over the rest
@@ -246,4 +251,12 @@ def test_a_cyclic_or_broken_step_is_no_rule():
     assert RAD(local=False, n_components=3, random_state=0)._determined_rules(frame) == []
     frame = weights_table()
     frame.loc[5, 'low'] = 1 - frame.loc[5, 'low']  # one row breaks it
+    assert RAD(local=False, n_components=3, random_state=0)._determined_rules(frame) == []
+
+
+def test_a_table_sorted_by_the_child_is_probed_across_its_rows():
+    frame = weights_table(n=3000).sort_values('low', kind='stable').reset_index(drop=True)  # 2,000+ rows of one value
+    rules = RAD(local=False, n_components=3, random_state=0)._determined_rules(frame)
+    assert [(r.child, r.parent) for r in rules] == [(3, 0)]
+    frame.loc[2900, 'low'] = 1 - frame.loc[2900, 'low']  # one late row breaks it: no rule, however the rows are sorted
     assert RAD(local=False, n_components=3, random_state=0)._determined_rules(frame) == []
