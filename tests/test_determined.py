@@ -201,7 +201,7 @@ def weights_table(n=240, seed=3):
 def by_intervals():
     frame = weights_table()
     fit, held = frame.iloc[:180], frame.iloc[180:]
-    return fit, held, RAD(local=False, shape='columns', n_components=3, random_state=0).fit(fit)
+    return fit, held, RAD(local=False, shape='columns', n_components=3, determined='intervals', random_state=0).fit(fit)
 
 
 def test_a_step_function_of_a_continuous_column_is_a_rule(by_intervals):
@@ -248,15 +248,25 @@ def test_draws_follow_the_intervals(by_intervals):
 def test_a_cyclic_or_broken_step_is_no_rule():
     frame = weights_table()
     frame['low'] = ((frame['bwt'] // 250) % 2).astype(int)  # alternating bands: many runs of each value
-    assert RAD(local=False, n_components=3, random_state=0)._determined_rules(frame) == []
+    assert RAD(local=False, n_components=3, determined='intervals', random_state=0)._determined_rules(frame) == []
     frame = weights_table()
     frame.loc[5, 'low'] = 1 - frame.loc[5, 'low']  # one row breaks it
-    assert RAD(local=False, n_components=3, random_state=0)._determined_rules(frame) == []
+    assert RAD(local=False, n_components=3, determined='intervals', random_state=0)._determined_rules(frame) == []
 
 
 def test_a_table_sorted_by_the_child_is_probed_across_its_rows():
     frame = weights_table(n=3000).sort_values('low', kind='stable').reset_index(drop=True)  # 2,000+ rows of one value
-    rules = RAD(local=False, n_components=3, random_state=0)._determined_rules(frame)
+    rules = RAD(local=False, n_components=3, determined='intervals', random_state=0)._determined_rules(frame)
     assert [(r.child, r.parent) for r in rules] == [(3, 0)]
     frame.loc[2900, 'low'] = 1 - frame.loc[2900, 'low']  # one late row breaks it: no rule, however the rows are sorted
-    assert RAD(local=False, n_components=3, random_state=0)._determined_rules(frame) == []
+    assert RAD(local=False, n_components=3, determined='intervals', random_state=0)._determined_rules(frame) == []
+
+
+def test_the_default_reads_no_rule_by_intervals_and_serves_every_request(by_intervals):
+    fit, held, _ = by_intervals
+    est = RAD(local=False, shape='columns', n_components=3, random_state=0).fit(fit)
+    assert est.determined_ == {}  # 'auto': discrete rules only, every marginal and conditional exact
+    assert np.isfinite(est.marginal(['low']).logpdf(np.array([[0.0], [1.0]]))).all()
+    row = held.iloc[:1].copy(); row['bwt'] = np.nan
+    assert np.isfinite(est.score_samples(row)).all()
+    with pytest.raises(ValueError, match="'intervals'"): RAD(determined='all').fit(fit)
