@@ -225,7 +225,7 @@ def test_a_rule_by_intervals_refuses_what_needs_the_child_alone(by_intervals):
     row['bwt'] = np.nan
     with pytest.raises(ValueError, match="column 'low' is fixed by intervals of the continuous column 'bwt'"):
         est.score_samples(row)
-    with pytest.raises(ValueError, match='determined=None'): est.score_samples(row)
+    with pytest.raises(ValueError, match="determined='auto'"): est.score_samples(row)
     with pytest.raises(ValueError, match="'low' .* column 'bwt'"): est.marginal(['low', 'age'])
     three = est.density_.marginal([1, 3, 0])  # age, low, bwt: the error names the table's columns, not the marginal's
     with pytest.raises(ValueError, match="column 'low' is fixed by intervals of the continuous column 'bwt'"):
