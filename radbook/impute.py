@@ -57,7 +57,7 @@ class RADImputer(TransformerMixin, BaseEstimator):
         The density estimator to fit (cloned); None: `RAD(shape=None, random_state=random_state)` (conditional means
         have a closed form on the table as it is, not under a shape's nonlinear map; a RAD with shape='auto', the
         default, is fitted with shape=None, and an explicit 'columns' or 'whiten' is refused in `fit`; likewise local
-        'auto' is fitted as False and local=True is refused; determined 'auto' is fitted as None, every column in the
+        'auto' is fitted as False and local=True is refused; determined ('auto' or 'discrete') is fitted as None, every column in the
         CPD).
     sample_posterior : bool, default=False
         Draw each row's missing entries from their conditional density instead of filling the conditional mean
@@ -77,7 +77,7 @@ class RADImputer(TransformerMixin, BaseEstimator):
         est = clone(self.estimator) if self.estimator is not None else RAD(shape=None, random_state=self.random_state)
         if getattr(est, 'shape', None) == 'auto': est.set_params(shape=None)  # conditional means need the table as it is
         if getattr(est, 'local', False) == 'auto': est.set_params(local=False)  # one frame: conditional means in closed form
-        if getattr(est, 'determined', None) == 'auto': est.set_params(determined=None)  # every column in the one CPD
+        if getattr(est, 'determined', None) is not None: est.set_params(determined=None)  # every column in the one CPD
         if getattr(est, 'local', False) is True:
             raise ValueError("RADImputer imputes conditional means, which need one frame on the table as it is: "
                              "fit with local=False (or 'auto', read as False), got local=True.")

@@ -135,6 +135,8 @@ class MixtureDensity:
         self.features = getattr(self.parts[0], 'features', None)
 
     @property
+    def n_features(self) -> int: return self.parts[0].n_features
+    @property
     def sizes(self) -> np.ndarray: return np.array([p.n_components for p in self.parts])
     @property
     def n_components(self) -> int: return int(self.sizes.sum())

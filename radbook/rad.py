@@ -313,6 +313,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         return self
 
 # %% ../nbs/04_rad.ipynb #feb1ff77
+_DETERMINED = ('auto', 'discrete')  # the settings of `determined` that read rules (None reads none)
 _SOLVERS = ('auto', 'radon', 'em')  # RAD's solver: the paper's projections, the dictionary EM alone (notebook 03h_em), or
 # the first unless two category columns would make its operators too large (`auto_solver`, notebook 03d_steps)
 _PROJECTION_ATTRIBUTES = ('pairs_', 'directions_', 'n_bins_', 'bin_lo_', 'bin_width_')  # what only the Radon fit sets
@@ -514,21 +515,21 @@ class RAD(BasePairwiseDensity):
         warning, and each seen value keeps the rest of its fitted probability, so the scores are those of a density;
         None gives such values probability 0 (-inf). The held-out scores a fit reports (`rank_scores_`, `shape_scores_`,
         `local_scores_`, `validation_curve_`) leave that factor out: the fits they compare share it.
-    determined : {'auto', 'intervals', None}, default='auto'
-        Columns that another discrete column determines (notebook `03l_determined`): where, on every fitted row with
-        both, each value of a discrete column goes with one value of another discrete column (a day's name and number,
-        a car's model and maker; at least 20 such rows, the rule shown by values seen twice or more: `find_determined`),
-        'auto' fits the mixture to the other columns and gives each such column its parent's value, but for a slack of
-        `unseen / (N + unseen)` for the N fitted rows with both (`unseen` 1 where it is None or 0), spread over its
-        values at their frequencies (`DeterminedDensity`; `determined_` names the rules). Every marginal, conditional
-        and missing entry stays exact (given a determined column without its parent, a conditional is a
-        `MixtureDensity` over the parent's values). 'intervals' also reads a discrete column that a continuous one fixes
-        by intervals (a birth weight and `low`; `find_intervals`: each of its values one run along the sorted parent, on
-        at least 20 rows, each value on two rows or more, and the parent observed on every fitted row), a parent value
-        between two runs sharing the two values linearly (`IntervalRule`); it scored 0.60 nats a row higher on average
-        over the 22 benchmark tables that hold such columns (lower on two), but a request for such a column without its parent (a row, a
-        marginal, a conditional given the column alone) raises a ValueError naming both, so it is not the default.
-        Rows in memory with RAD's own
+    determined : {'auto', 'discrete', None}, default='auto'
+        Columns that another column determines (notebook `03l_determined`). Where, on every fitted row with both, each
+        value of a discrete column goes with one value of another discrete column (a day's name and number, a car's
+        model and maker; at least 20 such rows, the rule shown by values seen twice or more: `find_determined`), or
+        each of its values makes one run along a continuous column (a birth weight and `low`; `find_intervals`: at
+        least 20 rows, each value on two rows or more, the parent observed on every fitted row), 'auto' fits the
+        mixture to the other columns and gives each such column its parent's value (`DeterminedDensity`; `determined_`
+        names the rules). A slack of `unseen / (N + unseen)` for the N fitted rows with both (`unseen` 1 where it is
+        None or 0) is spread over its values at their frequencies; a continuous parent's value between two runs shares
+        their two values by a staircase of eight steps (`IntervalRule`). Every score, marginal, conditional and missing
+        entry stays exact (a missing parent is summed over its values, or over the pieces of its line with the kept
+        model's interval probabilities, notebook `03k1_intervals`; given a determined column without a continuous
+        parent, a conditional weighs the parent by the rule's step, `StepWeighted`), but where the kept model whitens a
+        continuous parent with other columns, which a ValueError names. 'discrete' reads the discrete rules alone (the
+        default before 0.45). Rows in memory with RAD's own
         dictionaries and pairs='auto' only; `partial_fit`, chunks and given dictionaries fit every column in the
         mixture, as does None. The fitted
         attributes of the mixture (`n_components_`, `global_`, `parts_`, `shape_`, ...) then read the columns
@@ -798,21 +799,21 @@ class RAD(BasePairwiseDensity):
 
     def _determined_rules(self, X, sample_weight=None) -> list:
         """The rules of the columns of `X` that another discrete column determines (`find_determined`, notebook
-        `03l_determined`), then under determined='intervals' those that a continuous column fixes by intervals
-        (`find_intervals`, but for the first rules' columns), with the `unseen` pseudo-count as slack, or 1 where `unseen` is None or 0: a pair of seen values
-        the fit never saw together is no unseen value) under determined='auto' or 'intervals', for rows in memory (an array or a
-        DataFrame) with RAD's own dictionaries and every pair of columns ('auto'); none where fewer than two columns would
-        be left, or with determined=None."""
+        `03l_determined`), then under determined='auto' those that a continuous column fixes by intervals
+        (`find_intervals`, but for the first rules' columns), with the `unseen` pseudo-count as slack (1 where `unseen`
+        is None or 0: a pair of seen values the fit never saw together is no unseen value), for rows in memory (an
+        array or a DataFrame) with RAD's own dictionaries and every pair of columns ('auto'); none where fewer than two
+        columns would be left, or with determined=None."""
         if self.determined is None: return []
-        if self.determined not in ('auto', 'intervals'):
-            raise ValueError(f"determined must be 'auto', 'intervals' or None, got {self.determined!r}.")
+        if self.determined not in _DETERMINED:
+            raise ValueError(f"determined must be 'auto', 'discrete' or None, got {self.determined!r}.")
         if is_chunked(X) or not TableSettings.of(self).automatic: return []
         if not (isinstance(self.pairs, str) and self.pairs == 'auto'): return []
         Z, columns = read_table(X, estimator=self)
         w = self._sample_weight(sample_weight, Z)
         discrete = None if columns is None else [c.discrete for c in columns]
         rules = find_determined(Z, discrete, w, self.unseen or 1.0, self.max_discrete)
-        if self.determined == 'intervals':
+        if self.determined == 'auto':
             rules += find_intervals(Z, discrete, w, self.unseen or 1.0, self.max_discrete,
                                     exclude={r.child for r in rules} | {r.parent for r in rules})
         return rules if Z.shape[1] - len(rules) >= 2 else []
@@ -1019,8 +1020,8 @@ class RAD(BasePairwiseDensity):
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):
-        if self.determined not in (None, 'auto', 'intervals'):  # a stream fits every column, but takes the setting
-            raise ValueError(f"determined must be 'auto', 'intervals' or None, got {self.determined!r}.")
+        if self.determined is not None and self.determined not in _DETERMINED:  # a stream fits every column, but takes the setting
+            raise ValueError(f"determined must be 'auto', 'discrete' or None, got {self.determined!r}.")
         if self.local is True: raise ValueError("partial_fit fits one frame: local=True needs fit on rows in memory; use local=False or 'auto'.")
         check_option('solver', self.solver, _SOLVERS)
         stream = getattr(self, '_stream', None)

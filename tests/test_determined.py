@@ -201,7 +201,7 @@ def weights_table(n=240, seed=3):
 def by_intervals():
     frame = weights_table()
     fit, held = frame.iloc[:180], frame.iloc[180:]
-    return fit, held, RAD(local=False, shape='columns', n_components=3, determined='intervals', random_state=0).fit(fit)
+    return fit, held, RAD(local=False, shape='columns', n_components=3, random_state=0).fit(fit)  # the default reads it
 
 
 def test_a_step_function_of_a_continuous_column_is_a_rule(by_intervals):
@@ -219,21 +219,43 @@ def test_a_step_function_of_a_continuous_column_is_a_rule(by_intervals):
     np.testing.assert_allclose(est.score_samples(held)[inside], expected[inside], rtol=1e-10)
 
 
-def test_a_rule_by_intervals_refuses_what_needs_the_child_alone(by_intervals):
+def test_the_child_without_its_parent_is_the_integral_over_the_parent(by_intervals):
+    from scipy.integrate import quad
     _, held, est = by_intervals
+    rule = est.density_.rules[0]
     row = held.iloc[:1].copy()
-    row['bwt'] = np.nan
-    with pytest.raises(ValueError, match="column 'low' is fixed by intervals of the continuous column 'bwt'"):
-        est.score_samples(row)
-    with pytest.raises(ValueError, match="determined='auto'"): est.score_samples(row)
-    with pytest.raises(ValueError, match="'low' .* column 'bwt'"): est.marginal(['low', 'age'])
-    three = est.density_.marginal([1, 3, 0])  # age, low, bwt: the error names the table's columns, not the marginal's
-    with pytest.raises(ValueError, match="column 'low' is fixed by intervals of the continuous column 'bwt'"):
-        three.logpdf(np.array([[25.0, 1.0, np.nan]]))
-    both = est.marginal(['low', 'bwt'])  # with its parent: exact (the kept fit's marginal times the rule)
-    assert np.isfinite(both.logpdf(np.array([[0.0, 3000.0]]))).all()
-    row['low'] = np.nan  # neither: the kept fit's own marginal over the rest
-    assert np.isfinite(est.score_samples(row)).all()
+    def over_bwt(f):  # piece by piece between the rule's breaks, where the step is constant
+        edges = np.r_[0.0, rule.breaks(), 7000.0]
+        return sum(quad(f, a, b, epsabs=0, epsrel=1e-10)[0] for a, b in zip(edges[:-1], edges[1:]))
+    at = lambda t, frame: frame.assign(bwt=t)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        want = over_bwt(lambda t: np.exp(est.score_samples(at(t, row)))[0])
+        missing = row.assign(bwt=np.nan)
+        np.testing.assert_allclose(est.score_samples(missing), np.log(want), rtol=1e-7)
+        np.testing.assert_allclose(est.marginal(['low', 'age', 'visits']).logpdf(row), np.log(want), rtol=1e-7)
+        both = est.marginal(['low'])
+        total = np.exp(both.logpdf(pd.DataFrame({'low': [0, 1]}))).sum()
+        assert 0.99 < total <= 1.0  # the rest is an unseen value's share
+        given = est.conditional({'low': 1})  # the other columns given the child alone: bwt below the threshold, mostly
+        draws, _ = given.sample(2000, random_state=0)
+        assert (draws['bwt'] < rule.lo[1]).mean() > 0.95
+        joint = est.marginal(['bwt', 'low']).logpdf(pd.DataFrame({'bwt': [2300.0], 'low': [1]}))
+        np.testing.assert_allclose(given.marginal(['bwt']).logpdf(pd.DataFrame({'bwt': [2300.0]})),
+                                   joint - both.logpdf(pd.DataFrame({'low': [1]})), rtol=1e-9)
+    three = est.density_.marginal([1, 3, 0])  # age, low, bwt in the density's coding
+    assert np.isfinite(three.logpdf(np.array([[25.0, 1.0, np.nan]]))).all()
+
+
+def test_a_whitened_parent_is_named_where_a_request_needs_the_child_without_it():
+    fit = weights_table()
+    est = RAD(local=False, shape='whiten', n_components=3, random_state=0).fit(fit)
+    assert est.determined_ == {'low': 'bwt'}
+    with pytest.raises(ValueError, match="column 'low' is fixed by intervals of the continuous column 'bwt'.*determined='discrete'"):
+        est.marginal(['low'])
+    with pytest.raises(ValueError, match="column 'low' is fixed by intervals"):
+        est.conditional({'low': 1})
+    assert np.isfinite(est.marginal(['low', 'bwt', 'age']).logpdf(fit.head(5))).all()  # with the whole group: exact
 
 
 def test_draws_follow_the_intervals(by_intervals):
@@ -248,25 +270,23 @@ def test_draws_follow_the_intervals(by_intervals):
 def test_a_cyclic_or_broken_step_is_no_rule():
     frame = weights_table()
     frame['low'] = ((frame['bwt'] // 250) % 2).astype(int)  # alternating bands: many runs of each value
-    assert RAD(local=False, n_components=3, determined='intervals', random_state=0)._determined_rules(frame) == []
+    assert RAD(local=False, n_components=3, random_state=0)._determined_rules(frame) == []
     frame = weights_table()
     frame.loc[5, 'low'] = 1 - frame.loc[5, 'low']  # one row breaks it
-    assert RAD(local=False, n_components=3, determined='intervals', random_state=0)._determined_rules(frame) == []
+    assert RAD(local=False, n_components=3, random_state=0)._determined_rules(frame) == []
 
 
 def test_a_table_sorted_by_the_child_is_probed_across_its_rows():
     frame = weights_table(n=3000).sort_values('low', kind='stable').reset_index(drop=True)  # 2,000+ rows of one value
-    rules = RAD(local=False, n_components=3, determined='intervals', random_state=0)._determined_rules(frame)
+    rules = RAD(local=False, n_components=3, random_state=0)._determined_rules(frame)
     assert [(r.child, r.parent) for r in rules] == [(3, 0)]
     frame.loc[2900, 'low'] = 1 - frame.loc[2900, 'low']  # one late row breaks it: no rule, however the rows are sorted
-    assert RAD(local=False, n_components=3, determined='intervals', random_state=0)._determined_rules(frame) == []
+    assert RAD(local=False, n_components=3, random_state=0)._determined_rules(frame) == []
 
 
-def test_the_default_reads_no_rule_by_intervals_and_serves_every_request(by_intervals):
+def test_discrete_reads_no_rule_by_intervals_and_a_bad_setting_is_named(by_intervals):
     fit, held, _ = by_intervals
-    est = RAD(local=False, shape='columns', n_components=3, random_state=0).fit(fit)
-    assert est.determined_ == {}  # 'auto': discrete rules only, every marginal and conditional exact
+    est = RAD(local=False, shape='columns', n_components=3, determined='discrete', random_state=0).fit(fit)
+    assert est.determined_ == {}  # the discrete rules alone: `low` in the mixture
     assert np.isfinite(est.marginal(['low']).logpdf(np.array([[0.0], [1.0]]))).all()
-    row = held.iloc[:1].copy(); row['bwt'] = np.nan
-    assert np.isfinite(est.score_samples(row)).all()
-    with pytest.raises(ValueError, match="'intervals'"): RAD(determined='all').fit(fit)
+    with pytest.raises(ValueError, match="'auto', 'discrete' or None"): RAD(determined='intervals').fit(fit)

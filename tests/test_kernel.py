@@ -38,7 +38,7 @@ def test_local_false_fits_no_kernel(small):
 
 
 def test_the_kernel_alone_is_exact_with_missing_entries_and_conditionals(small):
-    rad = RAD(random_state=0).fit(small)
+    rad = RAD(determined='discrete', random_state=0).fit(small)  # a category of it is a threshold of one column
     k, Z = rad.kernel_, rad.encode(small.iloc[:6])
     holed = Z.copy(); holed[:, 1] = np.nan
     np.testing.assert_allclose(k.logpdf(holed), k.marginal([0, 2, 3, 4]).logpdf(Z[:, [0, 2, 3, 4]]), rtol=1e-10)
