@@ -529,7 +529,7 @@ class RAD(BasePairwiseDensity):
         model's interval probabilities, notebook `03k1_intervals`; given a determined column without a continuous
         parent, a conditional weighs the parent by the rule's step, `StepWeighted`), but where the kept model whitens a
         continuous parent with other columns, which a ValueError names. 'discrete' reads the discrete rules alone (the
-        default before 0.45). Rows in memory with RAD's own
+        previous version's default). Rows in memory with RAD's own
         dictionaries and pairs='auto' only; `partial_fit`, chunks and given dictionaries fit every column in the
         mixture, as does None. The fitted
         attributes of the mixture (`n_components_`, `global_`, `parts_`, `shape_`, ...) then read the columns
