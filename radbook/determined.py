@@ -86,9 +86,12 @@ class IntervalRule(NamedTuple):
         m = len(self.lo)
         i = np.clip(np.searchsorted(self.lo, t, side='right') - 1, 0, m - 1)  # the last one to start at or below t
         j = np.minimum(i + 1, m - 1)
-        gap = np.maximum(self.lo[j] - self.hi[i], 1e-300)
-        step = np.minimum(np.floor(_GAP_STEPS * (t - self.hi[i]) / gap), _GAP_STEPS - 1)
-        return i, j, np.where((t > self.hi[i]) & (j > i), (step + 0.5) / _GAP_STEPS, 0.0)
+        width, between = self.lo[j] - self.hi[i], (t > self.hi[i]) & (j > i)
+        with np.errstate(invalid='ignore', over='ignore', divide='ignore'):
+            step = np.clip(np.floor(_GAP_STEPS * (t - self.hi[i]) / np.where(between, width, 1.0)), 0, _GAP_STEPS - 1)
+            edge = lambda k: self.hi[i] + (k / _GAP_STEPS) * width  # the steps' edges, computed as `breaks` computes them
+            step = np.where(t < edge(step), step - 1, np.where(t >= edge(step + 1), step + 1, step))
+        return i, j, np.where(between, (np.clip(step, 0, _GAP_STEPS - 1) + 0.5) / _GAP_STEPS, 0.0)
 
     def breaks(self) -> np.ndarray:
         "The parent values where $\\tilde T(\\cdot \\mid t)$ changes: the runs' ends and the gaps' steps, sorted."
@@ -320,9 +323,11 @@ class DeterminedDensity:
     def _unsummed(self, r, e) -> ValueError:
         """The error for a request that needs `IntervalRule` `r`'s parent summed over intervals where `inner` cannot do
         it (`e`, its own error: a parent whitened with other columns), naming both columns by `labels`."""
+        why = ("the kept model whitens that column with others, and the probability of an interval of one rotated "
+               "column has no closed form" if 'whitened' in str(e) else str(e).rstrip('.'))
         return ValueError(f"{self.labels[r.child]} is fixed by intervals of {self._parent_label(r)}, and this request "
-                          f"needs it without that column, summed over intervals, which the kept model cannot do: {e} Give "
-                          "both, or fit with determined='discrete' or None (the child then in the mixture).")
+                          f"needs it without that column, summed over intervals: {why}. Give both, or fit with "
+                          "determined='discrete' or None (the child then in the mixture).")
 
     def _parent_label(self, r) -> str:
         "The name of `r`'s parent among this density's columns (`labels`), or a word for one summed out here."
@@ -363,8 +368,10 @@ class DeterminedDensity:
 
     def _completions(self, X, Y):
         """For the rows whose parents must be summed out (`_summed`), grouped by which and by their children's values:
-        `(rows, summed rules, [(Y with those parents set or left missing, log weight, bounds), ...])` (`_options`, one
-        per combination of the parents' options; `bounds` holds the parents summed over an interval, missing in Y)."""
+        `(rows, summed rules, [(Y with those parents set or left missing, log weight, bounds), ...], inverse)` (`_options`,
+        one per combination of the parents' options; `bounds` holds the parents summed over an interval, missing in Y).
+        Each Y holds the group's distinct rows as `inner` reads them, once (a marginal of a few columns has few);
+        `inverse` gives each of `rows` its row there."""
         summed = self._summed(X, Y)
         need = np.flatnonzero(summed.any(axis=1))
         if not len(need): return
@@ -380,12 +387,14 @@ class DeterminedDensity:
             if np.prod([float(len(o)) for o in options]) > _MAX_SUMMED:
                 raise ValueError(f"{len(rows)} row(s) miss {len(parents)} columns that determine observed ones, whose "
                                  f"values make more than {_MAX_SUMMED} combinations to sum over.")
+            _, first, inverse = np.unique(np.nan_to_num(Y[rows], nan=np.inf), axis=0, return_index=True,
+                                          return_inverse=True)
             filled = []
             for combo in itertools.product(*options):
-                Yc = Y[rows].copy()
+                Yc = Y[rows[first]].copy()
                 Yc[:, parents] = [np.nan if isinstance(v, tuple) else v for v, _ in combo]
                 filled.append((Yc, sum(w for _, w in combo), {p: v for p, (v, _) in zip(parents, combo) if isinstance(v, tuple)}))
-            yield rows, summed[rows[0]], filled
+            yield rows, summed[rows[0]], filled, inverse.ravel()
 
     def logpdf(self, X) -> np.ndarray:
         """Log density of each row of `X` (NaN entries integrated out; a missing parent whose child is observed summed
@@ -393,11 +402,11 @@ class DeterminedDensity:
         X = self._check(X)
         Y = self._inner_rows(X)
         out = self._inner_logpdf(Y) + self._terms(X, Y)
-        for rows, skip, filled in self._completions(X, Y):
+        for rows, skip, filled, inverse in self._completions(X, Y):
             rest = self._terms(X[rows], Y[rows], skip)
             with np.errstate(divide='ignore', invalid='ignore'):
                 weights = np.array([w for _, w, _ in filled])[:, None]
-                out[rows] = logsumexp(self._filled_logpdf(filled) + weights, axis=0) + rest
+                out[rows] = logsumexp(self._filled_logpdf(filled) + weights, axis=0)[inverse] + rest
         return out
 
     def score_samples(self, X) -> np.ndarray: return self.logpdf(X)
@@ -418,22 +427,27 @@ class DeterminedDensity:
         out = np.zeros((len(X), self.n_components))
         alone = ~self._summed(X, Y).any(axis=1)
         if alone.any(): out[alone] = self.inner.predict_proba(Y[alone])
-        for rows, _, filled in self._completions(X, Y):
+        for rows, _, filled, inverse in self._completions(X, Y):
             with np.errstate(divide='ignore', invalid='ignore'):
-                L = np.array([self._inner_logpdf(Yc, bounds) + w for Yc, w, bounds in filled])
+                parts = [self._inner_parts(Yc, bounds) for Yc, _, bounds in filled]  # (log density, posterior) per entry
+                L = np.array([l + w for (l, _), (_, w, _) in zip(parts, filled)])
                 norm = logsumexp(L, axis=0)
             if not np.isfinite(norm).all():
-                raise ValueError(f"{int((~np.isfinite(norm)).sum())} rows have density 0, so no posterior exists.")
-            for (Yc, _, bounds), l in zip(filled, L):
+                raise ValueError(f"{int((~np.isfinite(norm[inverse])).sum())} rows have density 0, so no posterior exists.")
+            post = np.zeros((len(norm), self.n_components))
+            for (_, proba), l in zip(parts, L):
                 live = np.isfinite(l)
-                if live.any(): out[rows[live]] += np.exp(l[live] - norm[live])[:, None] * self._inner_proba(Yc[live], bounds)
+                if live.any(): post[live] += np.exp(l[live] - norm[live])[:, None] * proba(live)
+            out[rows] = post[inverse]
         return out
 
-    def _inner_proba(self, Y, bounds) -> np.ndarray:
-        "`inner`'s posterior of its components given the rows `Y`, and given each column of `bounds` in its interval."
-        if not bounds: return self.inner.predict_proba(Y)
+    def _inner_parts(self, Y, bounds) -> tuple:
+        """`inner`'s log density of the rows `Y` (each column of `bounds` in its interval) and a function of a row mask
+        giving those rows' posterior of its components: one evaluation of the intervals for both."""
+        if not bounds: return self.inner.logpdf(Y), lambda live: self.inner.predict_proba(Y[live])
         with np.errstate(divide='ignore'): L = self._interval_components(Y, bounds) + np.log(self.inner.weights)
-        return np.exp(L - logsumexp(L, axis=1, keepdims=True))
+        total = logsumexp(L, axis=1)
+        return total, lambda live: np.exp(L[live] - total[live][:, None])
 
     def sample(self, n_samples: int = 1, random_state=None) -> tuple:
         "`(X, labels)`: `n_samples` rows, `inner`'s then each child's from its parent's value, and each row's component."
@@ -509,7 +523,7 @@ class DeterminedDensity:
         if not np.isfinite(self._terms(x[None], Y, skip)[0]):
             raise ValueError("The given values have density 0: the conditional does not exist.")
         with np.errstate(divide='ignore'):
-            parts = [(Yc[0], float(self._inner_logpdf(Yc)[0] + w)) for _, _, filled in self._completions(x[None], Y)
+            parts = [(Yc[0], float(self._inner_logpdf(Yc)[0] + w)) for _, _, filled, _ in self._completions(x[None], Y)
                      for Yc, w, _ in filled] or [(Y[0], 0.0)]
         parts = [(y, lw) for y, lw in parts if np.isfinite(lw)]
         if not parts: raise ValueError("The given values have density 0: the conditional does not exist.")

@@ -172,6 +172,12 @@ def _(density: GaussianFrames, X, bounds: dict) -> np.ndarray:
 
 # %% ../nbs/03k1_intervals.ipynb #041a7fab
 _MIN_ACCEPT = 1e-6  # a step density whose draws by rejection would keep fewer than this share of draws refuses them
+_MAX_DRAWS = 200_000  # ... and draws at most this many candidate rows at a time
+_CHUNK = 1_000_000  # a step density sums at most this many (row, piece, component) terms at a time
+
+def _rows_of(bounds: dict, rows, n: int) -> dict:
+    "`bounds` (`interval_component_logpdf`'s) for the rows `rows` of `n`: an interval per row subset, a shared one kept."
+    return {c: tuple(np.broadcast_to(v, (n,))[rows] if np.ndim(v) else v for v in b) for c, b in bounds.items()}
 
 class StepWeighted:
     r"""$q(y) = p(y)\,c(y_a)/Z$: the density `inner` ($p$) times a step function $c$ of its column `column` ($a$),
@@ -221,27 +227,63 @@ class StepWeighted:
 
     def _components(self, Y, bounds=None) -> np.ndarray:
         """Each component's log density at the rows `Y` (`inner`'s columns), times the step, over its mass (-inf for a
-        component the step leaves none of); `bounds` as in `interval_component_logpdf`."""
+        component the step leaves none of); `bounds` as in `interval_component_logpdf` (this density's own column among
+        them: the step summed over the pieces inside each row's interval)."""
         bounds = dict(bounds or {})
-        if self.column in bounds:
-            raise ValueError("An interval of a column that a step function already weighs has no closed form here.")
-        a = Y[:, self.column]
+        own = bounds.pop(self.column, None)
+        a = Y[:, self.column] if own is None else np.full(len(Y), np.nan)
         out = np.empty((len(Y), self.inner.n_components))
         seen = ~np.isnan(a)
-        with np.errstate(divide='ignore'):
+        with np.errstate(divide='ignore', invalid='ignore'):
             if seen.any():
-                part = interval_component_logpdf(self.inner, Y[seen], bounds) if bounds else _component_logpdf(self.inner, Y[seen])
+                part = interval_component_logpdf(self.inner, Y[seen], _rows_of(bounds, seen, len(Y)))
                 out[seen] = part + self.log_step(a[seen])[:, None]
-            if (~seen).any():
-                rows = np.flatnonzero(~seen)
-                lo, hi, closed, log_c = self._pieces
-                k = len(log_c)
-                tiled = {n: tuple(np.repeat(np.broadcast_to(v, (len(Y),))[rows], k) if np.ndim(v) else v for v in b)
-                         for n, b in bounds.items()}
-                tiled[self.column] = (np.tile(lo, len(rows)), np.tile(hi, len(rows)), np.tile(closed, len(rows)))
-                L = interval_component_logpdf(self.inner, np.repeat(Y[rows], k, axis=0), tiled)
-                out[rows] = logsumexp(L.reshape(len(rows), k, -1) + log_c[None, :, None], axis=1)
+            rows = np.flatnonzero(~seen)
+            if own is None and len(rows):
+                out[rows] = self._summed(Y[rows], _rows_of(bounds, rows, len(Y)), self._pieces, None)
+            elif len(rows):  # one interval of the column per row: the pieces inside it, one group of rows per interval
+                ends = np.column_stack([np.broadcast_to(np.asarray(v, dtype=float), (len(Y),))[rows] for v in own])
+                groups, which = np.unique(ends, axis=0, return_inverse=True)
+                for g, (lo, hi, closed) in enumerate(groups):
+                    sub = rows[which.ravel() == g]
+                    out[sub] = self._summed(Y[sub], _rows_of(bounds, sub, len(Y)), self._within(lo, hi, bool(closed)),
+                                            (lo, hi, bool(closed)))
         return np.where(np.isfinite(self._log_m), out - np.where(np.isfinite(self._log_m), self._log_m, 0.0), -np.inf)
+
+    def _summed(self, Y, bounds, pieces, base) -> np.ndarray:
+        r"""$\log \int_B p_f(y)\,c(y_a)\,dy_a$ per row of `Y` (the column missing) and component, over the interval `base`
+        (None: the whole line) that the `pieces` `(lo, hi, closed, log c)` cover: $c_{min}\int_B p_f + \sum_I (c_I -
+        c_{min}) \int_I p_f$, so that only the pieces above the step's floor (few) are evaluated, in chunks of rows."""
+        lo, hi, closed, log_c = pieces
+        if not len(log_c): return np.full((len(Y), self.inner.n_components), -np.inf)
+        floor = log_c.min()
+        up = np.flatnonzero(log_c > floor)
+        base_bounds = bounds if base is None else {**bounds, self.column: base}
+        out = floor + interval_component_logpdf(self.inner, Y, base_bounds)
+        if not len(up): return out
+        lo, hi, closed, log_d = lo[up], hi[up], closed[up], log_c[up] + np.log1p(-np.exp(floor - log_c[up]))
+        k = len(up)
+        step = max(1, _CHUNK // (k * max(1, self.inner.n_components)))  # rows per chunk: rows x pieces x components
+        for start in range(0, len(Y), step):
+            r = slice(start, min(start + step, len(Y)))
+            n = r.stop - r.start
+            tiled = {c: tuple(np.repeat(v[r], k) if np.ndim(v) else v for v in b) for c, b in bounds.items()}
+            tiled[self.column] = (np.tile(lo, n), np.tile(hi, n), np.tile(closed, n))
+            L = interval_component_logpdf(self.inner, np.repeat(Y[r], k, axis=0), tiled).reshape(n, k, -1)
+            out[r] = np.logaddexp(out[r], logsumexp(L + log_d[None, :, None], axis=1))
+        return out
+
+    def _within(self, lo: float, hi: float, closed: bool) -> tuple:
+        "The pieces `(lo, hi, closed, log c)` of the step inside the interval from `lo` to `hi` (`closed` or open)."
+        if hi < lo: return np.zeros(0), np.zeros(0), np.zeros(0, bool), np.zeros(0)
+        inside = self.points[(self.points > lo) & (self.points < hi)]
+        ends = np.r_[lo, inside, hi] if hi > lo else np.zeros(0)
+        at = np.r_[inside, [v for v in ((lo, hi) if hi > lo else (lo,)) if closed and np.isfinite(v)]]
+        finite = np.abs(ends[np.isfinite(ends)])
+        pad = 1.0 + (finite.max() if len(finite) else 0.0)
+        mid = (np.clip(ends[:-1], -pad, None) + np.clip(ends[1:], None, pad)) / 2  # a value inside each open piece
+        return (np.r_[ends[:-1], at], np.r_[ends[1:], at], np.r_[np.zeros(len(mid), bool), np.ones(len(at), bool)],
+                self.log_step(np.r_[mid, at]))
 
     def logpdf(self, X) -> np.ndarray:
         "Log density of each row of `X` (NaN entries integrated out, the step's column over its pieces)."
@@ -298,7 +340,7 @@ class StepWeighted:
             raise ValueError(f"Draws by rejection would keep {accept:.2g} of the draws: too few to sample.")
         kept, labels, have = [], [], 0
         while have < n_samples:
-            Y, lab = self.inner.sample(int(1.2 * (n_samples - have) / accept) + 10, random_state=rng)
+            Y, lab = self.inner.sample(min(int(1.2 * (n_samples - have) / accept) + 10, _MAX_DRAWS), random_state=rng)
             keep = rng.random_sample(len(Y)) < np.exp(self.log_step(Y[:, self.column]) - top)
             kept.append(Y[keep]); labels.append(lab[keep]); have += int(keep.sum())
         Y, lab = np.vstack(kept)[:n_samples], np.concatenate(labels)[:n_samples]
@@ -315,15 +357,12 @@ class StepWeighted:
         lo, hi, closed, log_c = self._pieces
         n = self.column
         first = (np.exp(log_c)[:, None] * atom_partial_means(self.inner.dictionaries[n], lo, hi, closed)) @ self.inner.coefs[n]
-        with np.errstate(invalid='ignore'): out[:, n] = first.sum(axis=0) / np.exp(self._log_m)
+        with np.errstate(invalid='ignore', divide='ignore'):  # a component with no mass left: weight 0, `inner`'s mean
+            out[:, n] = np.where(np.isfinite(self._log_m), first.sum(axis=0) / np.exp(self._log_m), out[:, n])
         return np.delete(out, n, axis=1) if self.hidden else out
 
     def __repr__(self):
         return f"StepWeighted({self.inner!r}, column {self.column}{' hidden' if self.hidden else ''}, {len(self.points)} breaks)"
-
-def _component_logpdf(density, Y) -> np.ndarray:
-    "Each component's log density at the rows `Y`: `interval_component_logpdf` with no interval."
-    return interval_component_logpdf(density, Y, {})
 
 @interval_component_logpdf.register
 def _(density: StepWeighted, X, bounds: dict) -> np.ndarray:

@@ -32,7 +32,7 @@ from .kernel import with_kernel
 from .stack import with_stack
 from .em import EMFit, em_fit, em_grow, em_result
 from .independent import independent_fit
-from .determined import find_determined, find_intervals, DeterminedDensity
+from .determined import find_determined, find_intervals, DeterminedDensity, IntervalRule
 
 # %% auto #0
 __all__ = ['BasePairwiseDensity', 'RAD']
@@ -160,6 +160,11 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                 raise ValueError(f"shape={kind!r} maps the columns before the dictionaries are built, so it needs RAD's own "
                                  "dictionaries ('auto' or 'marginal'); given atoms are in the table's units: use shape=None.")
 
+    def _own_axis(self) -> tuple:
+        "The columns of the fitted table that `own_axis` names (RAD's setting; none for the other estimators), as indices."
+        return _axis_indices(getattr(self, 'own_axis', None),
+                             [c.name for c in self._columns] if self._columns is not None else None, self.n_features_in_)
+
     def _shape_kind(self):
         """The `shape` setting the fit uses: 'auto' with given dictionaries (atoms in the table's units) is the identity, None;
         a fit made as the out-of-fold judge's independent member (`fit_independent`, notebook `03k_stack`) uses the kind
@@ -228,7 +233,8 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         shape, self.shape_scores_, independent, start = table_shape(summary, self._shape_kind(), self.max_discrete,
                                                                     discrete, rank=rank,
                                                                     solo=not stream and self._rank_one_allowed(),
-                                                                    per_row=rows, coef_floor=getattr(self, 'coef_floor', _COEF_FLOOR))
+                                                                    per_row=rows, coef_floor=getattr(self, 'coef_floor', _COEF_FLOOR),
+                                                                    axis=self._own_axis())
         if rows is not None: self._shape_rows = rows  # per row it scored: what kernel frames may be judged beside (03j)
         if independent: return _Stream(None, summary, None, None, None, options, shape)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
@@ -314,6 +320,21 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
 
 # %% ../nbs/04_rad.ipynb #feb1ff77
 _DETERMINED = ('auto', 'discrete')  # the settings of `determined` that read rules (None reads none)
+
+def _axis_indices(own, names, n_features: int) -> tuple:
+    """The sorted column indices that `own` (RAD's `own_axis`: None, or a list of column names or indices) names in a
+    table of `n_features` columns named `names` (None for an array): a name first, else a position."""
+    if own is None: return ()
+    if isinstance(own, (str, bytes)) or not np.iterable(own):
+        raise TypeError(f"own_axis must be None or a list of column names or indices, got {own!r}.")
+    out = set()
+    for c in own:
+        if names is not None and c in names: out.add(names.index(c))
+        elif isinstance(c, numbers.Integral) and not isinstance(c, bool) and 0 <= c < n_features: out.add(int(c))
+        else:
+            raise ValueError(f"own_axis names {c!r}, which is no column of the table ("
+                             + (f"its columns are {list(names)}" if names is not None else f"{n_features} columns") + ").")
+    return tuple(sorted(out))
 _SOLVERS = ('auto', 'radon', 'em')  # RAD's solver: the paper's projections, the dictionary EM alone (notebook 03h_em), or
 # the first unless two category columns would make its operators too large (`auto_solver`, notebook 03d_steps)
 _PROJECTION_ATTRIBUTES = ('pairs_', 'directions_', 'n_bins_', 'bin_lo_', 'bin_width_')  # what only the Radon fit sets
@@ -525,15 +546,19 @@ class RAD(BasePairwiseDensity):
         names the rules). A slack of `unseen / (N + unseen)` for the N fitted rows with both (`unseen` 1 where it is
         None or 0) is spread over its values at their frequencies; a continuous parent's value between two runs shares
         their two values by a staircase of eight steps (`IntervalRule`). Every score, marginal, conditional and missing
-        entry stays exact (a missing parent is summed over its values, or over the pieces of its line with the kept
-        model's interval probabilities, notebook `03k1_intervals`; given a determined column without a continuous
-        parent, a conditional weighs the parent by the rule's step, `StepWeighted`), but where the kept model whitens a
-        continuous parent with other columns, which a ValueError names. 'discrete' reads the discrete rules alone (the
-        previous version's default). Rows in memory with RAD's own
-        dictionaries and pairs='auto' only; `partial_fit`, chunks and given dictionaries fit every column in the
-        mixture, as does None. The fitted
-        attributes of the mixture (`n_components_`, `global_`, `parts_`, `shape_`, ...) then read the columns
-        `kept_columns_` lists.
+        entry stays exact: a missing parent is summed over its values, or over the pieces of its line with the kept
+        model's interval probabilities (notebook `03k1_intervals`), and given a determined column without a continuous
+        parent, a conditional weighs the parent by the rule's step (`StepWeighted`). A continuous parent keeps its own
+        axis in every rotation of the kept fit (`own_axis`), which is what keeps those sums exact. 'discrete' reads the
+        discrete rules alone (the previous version's default). Rows in memory with RAD's own dictionaries and
+        pairs='auto' only; `partial_fit`, chunks and given dictionaries fit every column in the mixture, as does None.
+        The fitted attributes of the mixture (`n_components_`, `global_`, `parts_`, `shape_`, ...) then read the
+        columns `kept_columns_` lists.
+    own_axis : list of column names or indices, or None, default=None
+        Columns that every rotation of the shape step leaves on their own axes (`shape` 'auto', 'whiten' or 'ica', in
+        one frame and in every local part, twin and stacked fit): marginals without them, and rows missing them, stay
+        exact. A name is read first, then a position. `determined` adds the continuous parents of its rules by
+        intervals.
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
         (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).
@@ -733,7 +758,7 @@ class RAD(BasePairwiseDensity):
                  combine='auto', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=50, smoothing=0.0,
                  n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
                  precondition=False, shape='auto', local='auto', solver='auto', unseen=1.0, determined='auto',
-                 paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
+                 own_axis=None, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
                  accelerate=_DEPRECATED, rho=_DEPRECATED, n_alt=_DEPRECATED, radon=_DEPRECATED, n_mc=_DEPRECATED):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
@@ -741,7 +766,7 @@ class RAD(BasePairwiseDensity):
         self.validation_fraction, self.patience, self.random_state, self.verbose = validation_fraction, patience, random_state, verbose
         self.smoothing, self.n_components_grid, self.coef_floor = smoothing, n_components_grid, coef_floor
         self.precondition, self.shape, self.unseen, self.paper_options = precondition, shape, unseen, paper_options
-        self.local, self.solver, self.determined = local, solver, determined
+        self.local, self.solver, self.determined, self.own_axis = local, solver, determined, own_axis
         self.init, self.accelerate, self.rho, self.n_alt, self.radon, self.n_mc = init, accelerate, rho, n_alt, radon, n_mc
 
     def _bins(self, n_samples) -> int:
@@ -825,7 +850,11 @@ class RAD(BasePairwiseDensity):
         children = {r.child for r in rules}
         keep = [n for n in range(np.shape(X)[1]) if n not in children]
         rows = X.iloc[:, keep] if is_frame(X) else np.asarray(X)[:, keep]
-        inner = clone(self).set_params(determined=None, random_state=self.random_state)  # a RandomState advances, as in a fit
+        names = list(X.columns) if is_frame(X) else None
+        axis = set(_axis_indices(self.own_axis, names, np.shape(X)[1])) | {r.parent for r in rules if isinstance(r, IntervalRule)}
+        axis = [names[n] if names is not None else keep.index(n) for n in sorted(axis) if n in keep]  # continuous parents too
+        inner = clone(self).set_params(determined=None, own_axis=axis or None,
+                                       random_state=self.random_state)  # a RandomState advances, as in a fit
         inner.fit(rows, sample_weight=sample_weight)
         for k in [k for k in vars(self) if _fitted_attribute(k)]: del self.__dict__[k]  # an earlier fit's
         self.__dict__.update({k: v for k, v in vars(inner).items() if _fitted_attribute(k)})
@@ -904,7 +933,7 @@ class RAD(BasePairwiseDensity):
             ranks = self._ranks()
             shape, scores, independent, won = table_shape(summary.without_held(), self._shape_kind(), self.max_discrete,
                                                           discrete, rank=ranks[len(ranks) // 2], solo=not stream,
-                                                          coef_floor=self.coef_floor)
+                                                          coef_floor=self.coef_floor, axis=self._own_axis())
             if independent: return self._independent_solve(summary, shape, scores)
             self.shape_scores_ = scores
             start = _em_start(em_fit(shape.map_summary(summary), ranks, TableSettings.of(self), discrete,

@@ -313,18 +313,18 @@ class ShapedDensity:
         return f"ShapedDensity({self.cpd!r}, {len(self.shape.columns)} columns mapped, {len(self.shape.group)} whitened)"
 
 # %% ../nbs/03f_shape.ipynb #617566b8
-def shape_step(summary: Summary, kind: str, columns) -> Shape:
+def shape_step(summary: Summary, kind: str, columns, axis=()) -> Shape:
     """The shape of a table from its data-pass summary alone: `fit_shape` on the summary's sample (its first 10,000
     rows), over the continuous `columns`; with `kind='whiten'` (or 'ica') the columns without heavy values (`peel_heavy`)
     and without missing entries are whitened together, while a zero-inflated or spiky column, or one with holes (in the
     sample or in the held-out rows, which a sample without them, `Summary.without_held`, still holds), keeps its own
-    axis (so rows missing it stay exact)."""
+    axis (so rows missing it stay exact), as do the columns `axis` (RAD's `own_axis`)."""
     rows, w = summary.subsample(_BASE_ROWS)
     held = np.isnan(summary.held_out).any(axis=0) if len(summary.held_out) else np.zeros(rows.shape[1], bool)
     def smooth(n):
         x = rows[:, n]
         return not np.isnan(x).any() and not held[n] and not peel_heavy(x, *np.unique(x, return_counts=True))[0]
-    return fit_shape(rows, columns, kind, [n for n in columns if smooth(n)], w)
+    return fit_shape(rows, columns, kind, [n for n in columns if n not in axis and smooth(n)], w)
 
 # %% ../nbs/03f_shape.ipynb #a5f427d3
 _SHAPE_ROWS = 2000  # the candidates' EMs fit at most this many of the summary's rows
@@ -342,8 +342,9 @@ def _map_of(kind): return kind[:-len(_INDEPENDENT)] if _independent(kind) else k
 
 def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=None, max_discrete: int = 16,
                  rank: int = 8, random_state=0, max_rows: int = _SHAPE_ROWS, per_row: bool = False,
-                 min_rows: int = 20, starts: dict = None, coef_floor: float = _COEF_FLOOR) -> dict:
-    """How well RAD's own first stage fits each candidate shape of the continuous `columns`: the held-out mean
+                 min_rows: int = 20, starts: dict = None, coef_floor: float = _COEF_FLOOR, axis=()) -> dict:
+    """How well RAD's own first stage fits each candidate shape of the continuous `columns` (the columns `axis` on their
+    own axes in every rotation, `shape_step`): the held-out mean
     log-likelihood, in the table's units (the map's and the units' Jacobians added over the continuous columns), of
     the mixture that RAD's learned dictionaries fit by tied-atom EM (`rad_dictionaries`, rank `rank`) on the summary's
     sample without its held-out rows (at most `max_rows` of them: `Summary.without_held`), scored on the held-out rows
@@ -361,7 +362,7 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     scores, shapes = {}, {}
     for kind in kinds:
         base = _map_of(kind)
-        if base not in shapes: shapes[base] = Shape(summary.n_features) if base is None else shape_step(fitting, base, columns)
+        if base not in shapes: shapes[base] = Shape(summary.n_features) if base is None else shape_step(fitting, base, columns, axis)
         shape = shapes[base]
         if base in _ROTATIONS and not len(shape.group):  # nothing to whiten: the map is 'columns'; at rank one, that is
             if _independent(kind): scores[kind] = np.nan  # the independence model, no candidate
@@ -408,8 +409,9 @@ def _cv_folds(keys, folds: int = _CV_FOLDS) -> np.ndarray:
     return fold
 
 def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discrete: int = 16, rank: int = 8,
-                    random_state=0, folds: int = _CV_FOLDS, min_rows: int = _CV_ROWS, coef_floor: float = _COEF_FLOOR) -> dict:
-    """`shape_scores` per row on every row of a small unweighted table whose summary holds them all (its sample and its
+                    random_state=0, folds: int = _CV_FOLDS, min_rows: int = _CV_ROWS, coef_floor: float = _COEF_FLOOR,
+                    axis=()) -> dict:
+    """`shape_scores` (with its `axis`) per row on every row of a small unweighted table whose summary holds them all (its sample and its
     held-out rows): each of `folds` folds (by stream-0 number, a uniform split) scored by the candidates fitted to the
     rest (at least `min_rows` of them), so that every row scores once. None where the summary does not hold every row
     or the rows are weighted."""
@@ -424,15 +426,16 @@ def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discret
         mine = fold == f
         scores = shape_scores(_with_held(pool, rows[mine], index[mine], keys[mine], weights[mine]), columns, kinds,
                               discrete, max_discrete, rank, random_state, per_row=True, min_rows=min_rows,
-                              coef_floor=coef_floor)
+                              coef_floor=coef_floor, axis=axis)
         for kind in kinds:
             if np.ndim(scores[kind]): out[kind][mine] = scores[kind]
     return {kind: v if not np.isnan(v).any() else np.nan for kind, v in out.items()}
 
 def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0,
                  max_rows: int = _SHAPE_ROWS, solo: bool = True, per_row: dict = None,
-                 coef_floor: float = _COEF_FLOOR) -> tuple:
-    """`(shape, scores, independent, start)`: the candidate with the best mean `shape_scores` among None and 'columns' (both
+                 coef_floor: float = _COEF_FLOOR, axis=()) -> tuple:
+    """`(shape, scores, independent, start)`: the candidate with the best mean `shape_scores` (the columns `axis` on
+    their own axes) among None and 'columns' (both
     keep every marginal exact), and the best rotation ('whiten' or 'ica') only where it beats that one by more than the
     standard error of their per-row difference (a rotation makes marginals over part of its columns unavailable: it
     has to pay for that); the map fitted on the whole summary (`shape_step`), the mean scores, and whether the winner is
@@ -450,12 +453,12 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
     rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
     if 0 < len(summary.held_out) < _CV_HELD:
         rows = cv_shape_scores(summary, columns, kinds + (_SOLO + (_STACKED,) if solo else ()), discrete, max_discrete, rank,
-                               random_state, coef_floor=coef_floor)
+                               random_state, coef_floor=coef_floor, axis=axis)
         index, keys = _pooled(summary)[:2]
         w, folds = None, _cv_folds(keys) if rows is not None else None
     if rows is None:
         rows = shape_scores(summary, columns, kinds, discrete=discrete, max_discrete=max_discrete, rank=rank,
-                            random_state=random_state, max_rows=max_rows, per_row=True, starts=starts)
+                            random_state=random_state, max_rows=max_rows, per_row=True, starts=starts, axis=axis)
         w, index, folds = summary.held_weights(), summary.held_index, None
     scores = {kind: float(np.average(v, weights=w)) if np.ndim(v) else float(v) for kind, v in rows.items()}
     mean = lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind]
@@ -469,22 +472,23 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
         if m > se: best = turn
     if per_row is not None and np.ndim(rows[best]):
         per_row.update(rows=rows[best], index=index, folds=folds, independent=rows.get(_STACKED, np.nan))
-    shape = Shape(summary.n_features) if best is None else shape_step(summary, _map_of(best), columns)
+    shape = Shape(summary.n_features) if best is None else shape_step(summary, _map_of(best), columns, axis)
     return shape, scores, _independent(best), starts.get(best)
 
 def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=None, rank: int = 8,
-                solo: bool = True, per_row: dict = None, coef_floor: float = _COEF_FLOOR) -> tuple:
+                solo: bool = True, per_row: dict = None, coef_floor: float = _COEF_FLOOR, axis=()) -> tuple:
     """The estimator's shape step: `(shape, scores, independent, start)` for RAD's `shape` setting `kind` (None: the
     identity; 'columns', 'whiten', 'ica'; 'auto': `choose_shape` at the EM's rank `rank`, whose scores come back, whether
     it chose a rotation at rank one (never with `solo=False`), and the start of its winner's dictionary EM, for the fit's
     own EM to fit alone), over the columns its dictionaries treat as continuous (`discrete_columns`); under 'auto' a dict
     `per_row` receives the winner's per-row scores (`choose_shape`, with RAD's `coef_floor`). A map named with
-    ', independent' (`_STACKED`, the out-of-fold judge's independent member) is that map at rank one."""
+    ', independent' (`_STACKED`, the out-of-fold judge's independent member) is that map at rank one. The columns `axis`
+    keep their own axes in every rotation (`shape_step`)."""
     if kind is None: return Shape(summary.n_features), {}, False, None
     continuous = np.flatnonzero(~discrete_columns(summary, max_discrete, discrete))
-    if _independent(kind): return shape_step(summary, _map_of(kind), continuous), {}, True, None
+    if _independent(kind): return shape_step(summary, _map_of(kind), continuous, axis), {}, True, None
     if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank, solo=solo, per_row=per_row,
-                                           coef_floor=coef_floor)
-    return shape_step(summary, kind, continuous), {}, False, None
+                                           coef_floor=coef_floor, axis=axis)
+    return shape_step(summary, kind, continuous, axis), {}, False, None
 
 

@@ -247,15 +247,46 @@ def test_the_child_without_its_parent_is_the_integral_over_the_parent(by_interva
     assert np.isfinite(three.logpdf(np.array([[25.0, 1.0, np.nan]]))).all()
 
 
-def test_a_whitened_parent_is_named_where_a_request_needs_the_child_without_it():
+def test_a_continuous_parent_keeps_its_own_axis_in_a_whitened_fit():
     fit = weights_table()
     est = RAD(local=False, shape='whiten', n_components=3, random_state=0).fit(fit)
-    assert est.determined_ == {'low': 'bwt'}
-    with pytest.raises(ValueError, match="column 'low' is fixed by intervals of the continuous column 'bwt'.*determined='discrete'"):
-        est.marginal(['low'])
-    with pytest.raises(ValueError, match="column 'low' is fixed by intervals"):
-        est.conditional({'low': 1})
-    assert np.isfinite(est.marginal(['low', 'bwt', 'age']).logpdf(fit.head(5))).all()  # with the whole group: exact
+    assert est.determined_ == {'low': 'bwt'} and est.get_params()['own_axis'] is None
+    assert 0 not in est.shape_.group  # bwt, the kept table's column 0, stays on its own axis
+    low = est.marginal(['low'])
+    assert 0.99 < np.exp(low.logpdf(pd.DataFrame({'low': [0, 1]}))).sum() <= 1.0
+    assert np.isfinite(est.conditional({'low': 1}).logpdf(fit.head(3).drop(columns='low'))).all()
+
+
+def test_own_axis_keeps_the_named_columns_off_every_rotation():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=400)
+    frame = pd.DataFrame({'x': x, 'y': x + 0.3 * rng.normal(size=400), 'z': x - 0.5 * rng.normal(size=400)})
+    whitened = RAD(local=False, shape='whiten', n_components=3, random_state=0).fit(frame)
+    assert whitened.shape_.group.tolist() == [0, 1, 2]
+    kept = RAD(local=False, shape='whiten', n_components=3, own_axis=['x'], random_state=0).fit(frame)
+    assert kept.shape_.group.tolist() == [1, 2]
+    assert np.isfinite(kept.marginal(['x']).logpdf(frame.head(3))).all()  # x alone: a marginal the rotation keeps
+    by_position = RAD(local=False, shape='whiten', n_components=3, own_axis=[0], random_state=0).fit(frame.to_numpy())
+    assert by_position.shape_.group.tolist() == [1, 2]
+    with pytest.raises(ValueError, match="own_axis names 'w', which is no column"): RAD(own_axis=['w']).fit(frame)
+    with pytest.raises(TypeError, match="own_axis must be None or a list"): RAD(own_axis='x').fit(frame)
+
+
+def test_a_parent_whitened_with_others_is_named_where_a_request_needs_the_child_without_it():
+    from radbook.determined import IntervalRule
+    from radbook.dictionaries import DictionaryCPD, gaussian
+    from radbook.shape import Shape, ShapedDensity
+    cpd = DictionaryCPD([0.5, 0.5], [np.array([[0.7, 0.2], [0.3, 0.8]])] * 2, [[gaussian(-1, 1), gaussian(1, 1)]] * 2)
+    shape = Shape(2, columns=[0, 1], center=[0, 0], scale=[1, 1], lam=[1, 1], mean=[0, 0], std=[1, 1], group=[0, 1],
+                  W=np.array([[1.0, 0.5], [0.0, 1.0]]))
+    rule = IntervalRule(2, 0, np.array([-3.0, 0.5]), np.array([0.0, 3.0]), np.array([0.0, 1.0]), 0.01,
+                        np.array([0.0, 1.0]), np.array([0.5, 0.5]))
+    d = DeterminedDensity(ShapedDensity(cpd, shape), [0, 1], [rule], ["column 'a'", "column 'b'", "column 'kind'"])
+    with pytest.raises(ValueError, match="column 'kind' is fixed by intervals of the continuous column 'a'.*"
+                                         "whitens that column with others.*determined='discrete'"):
+        d.marginal([2])
+    with pytest.raises(ValueError, match="column 'kind' is fixed by intervals"): d.conditional(np.array([np.nan, np.nan, 1.0]))
+    assert np.isfinite(d.logpdf(np.array([[0.2, 0.1, 1.0]]))).all()  # with its parent: exact
 
 
 def test_draws_follow_the_intervals(by_intervals):
