@@ -13,7 +13,7 @@ from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 from .dictionaries import _few_values
 from .local import MixtureDensity
-from .intervals import interval_component_logpdf, StepWeighted
+from .intervals import interval_component_logpdf, StepWeighted, NoClosedForm
 
 # %% auto #0
 __all__ = ['Rule', 'IntervalRule', 'find_determined', 'DeterminedDensity', 'find_intervals']
@@ -323,10 +323,14 @@ class DeterminedDensity:
     def _unsummed(self, r, e) -> ValueError:
         """The error for a request that needs `IntervalRule` `r`'s parent summed over intervals where `inner` cannot do
         it (`e`, its own error: a parent whitened with other columns), naming both columns by `labels`."""
-        why = ("the kept model whitens that column with others, and the probability of an interval of one rotated "
-               "column has no closed form" if 'whitened' in str(e) else str(e).rstrip('.'))
+        reason = getattr(e, 'reason', None)
+        why = {'rotation': "the kept fit whitens that column with others, and the probability of an interval of one "
+                           "rotated column has no closed form",
+               'block': "the kept model's Gaussian or kernel frames would need it summed over an interval together with "
+                        "another such column, a rectangle whose probability has no closed form"}.get(reason, str(e).rstrip('.'))
+        axis = "fit with own_axis naming that column (every rotation then leaves it alone), or " if reason == 'rotation' else "fit "
         return ValueError(f"{self.labels[r.child]} is fixed by intervals of {self._parent_label(r)}, and this request "
-                          f"needs it without that column, summed over intervals: {why}. Give both, or fit with "
+                          f"needs it without that column, summed over intervals: {why}. Give both, or {axis}with "
                           "determined='discrete' or None (the child then in the mixture).")
 
     def _parent_label(self, r) -> str:
@@ -489,7 +493,7 @@ class DeterminedDensity:
         except ValueError as e:  # a hidden parent by intervals that `inner` whitens with other columns: name the child
             lost = [r for r in rules if isinstance(r, IntervalRule) and r.parent in hidden]
             if not lost: raise
-            raise self._unsummed(lost[0], e) from None
+            raise self._unsummed(lost[0], NoClosedForm(str(e), 'rotation')) from None  # a whitened group split
         if not rules and not hidden:
             inner.features = np.array(features)
             return inner

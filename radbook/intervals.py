@@ -15,7 +15,7 @@ from .local import MixtureDensity
 from .gaussian import GaussianFrames
 
 # %% auto #0
-__all__ = ['atom_masses', 'atom_partial_means', 'interval_component_logpdf', 'StepWeighted']
+__all__ = ['atom_masses', 'atom_partial_means', 'NoClosedForm', 'interval_component_logpdf', 'StepWeighted']
 
 # %% ../nbs/03k1_intervals.ipynb #9910f747
 def _laplace_cdf(z) -> np.ndarray:
@@ -77,12 +77,19 @@ def atom_partial_means(dictionary, lo, hi, closed=False) -> np.ndarray:
     return out
 
 # %% ../nbs/03k1_intervals.ipynb #abb79af5
+class NoClosedForm(ValueError):
+    """A probability of an interval that a density does not give in closed form; `reason` says why: 'rotation' (a
+    column whitened with others), 'block' (two intervals in one Gaussian block) or 'density' (no such method)."""
+    def __init__(self, message: str, reason: str):
+        super().__init__(message)
+        self.reason = reason
+
 @singledispatch
 def interval_component_logpdf(density, X, bounds: dict) -> np.ndarray:
     r"""$\log\int_{I_a} p_c(x)\,dx_a$ for each row of `X` and component $c$ of `density`: shape (rows, components), each
     column $a$ of `bounds` (`{a: (lo, hi, closed)}`, numbers or one per row) integrated over its interval $I_a$ (`X`'s
-    entries there ignored), NaN entries integrated out. Densities without a closed form raise a ValueError."""
-    raise ValueError(f"{type(density).__name__} has no closed-form probability of an interval.")
+    entries there ignored), NaN entries integrated out. Where there is no closed form: `NoClosedForm`, a ValueError."""
+    raise NoClosedForm(f"{type(density).__name__} has no closed-form probability of an interval.", 'density')
 
 def _freed(X, bounds) -> np.ndarray:
     "A copy of the rows `X` with the columns of `bounds` missing."
@@ -106,9 +113,9 @@ def _(density: ShapedDensity, X, bounds: dict) -> np.ndarray:
     shape = density.shape
     mixed = [n for n in bounds if n in shape.group]
     if mixed:
-        raise ValueError(f"Columns {mixed} are whitened with others ({shape.group.tolist()}): the probability of an "
-                         "interval of one of them is a slab across the rotated axes, with no closed form. Fit with "
-                         "shape='columns' (per-column maps keep it exact).")
+        raise NoClosedForm(f"Columns {mixed} are whitened with others ({shape.group.tolist()}): the probability of an "
+                           "interval of one of them is a slab across the rotated axes, with no closed form. Fit with "
+                           "shape='columns' (per-column maps keep it exact).", 'rotation')
     X = density._checked(_freed(X, bounds))
     mapped = {}
     for n, (lo, hi, closed) in bounds.items():
@@ -152,8 +159,8 @@ def _(density: GaussianFrames, X, bounds: dict) -> np.ndarray:
     X = _freed(X, bounds)
     inside = [n for n in bounds if n in density.columns]
     if len(inside) > 1:
-        raise ValueError(f"Columns {inside} are in one Gaussian block: the probability of a rectangle of them has no "
-                         "closed form here.")
+        raise NoClosedForm(f"Columns {inside} are in one Gaussian block: the probability of a rectangle of them has no "
+                           "closed form here.", 'block')
     out = density.component_logpdf(np.where(np.isin(np.arange(X.shape[1]), density.others), np.nan, X))
     if density.rest is not None:
         rest = {int(np.searchsorted(density.others, n)): b for n, b in bounds.items() if n not in inside}

@@ -32,7 +32,7 @@ from .kernel import with_kernel
 from .stack import with_stack
 from .em import EMFit, em_fit, em_grow, em_result
 from .independent import independent_fit
-from .determined import find_determined, find_intervals, DeterminedDensity, IntervalRule
+from .determined import find_determined, find_intervals, DeterminedDensity
 
 # %% auto #0
 __all__ = ['BasePairwiseDensity', 'RAD']
@@ -322,18 +322,20 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
 _DETERMINED = ('auto', 'discrete')  # the settings of `determined` that read rules (None reads none)
 
 def _axis_indices(own, names, n_features: int) -> tuple:
-    """The sorted column indices that `own` (RAD's `own_axis`: None, or a list of column names or indices) names in a
-    table of `n_features` columns named `names` (None for an array): a name first, else a position."""
+    """The sorted column indices that `own` (RAD's `own_axis`: None, or a list of column indices or names) names in a
+    table of `n_features` columns named `names` (None for an array), read as `marginal` reads columns: an integer is a
+    position, anything else a name (compared as text)."""
     if own is None: return ()
     if isinstance(own, (str, bytes)) or not np.iterable(own):
         raise TypeError(f"own_axis must be None or a list of column names or indices, got {own!r}.")
+    text = [str(n) for n in names] if names is not None else []
     out = set()
     for c in own:
-        if names is not None and c in names: out.add(names.index(c))
-        elif isinstance(c, numbers.Integral) and not isinstance(c, bool) and 0 <= c < n_features: out.add(int(c))
+        if isinstance(c, numbers.Integral) and not isinstance(c, (bool, np.bool_)) and 0 <= c < n_features: out.add(int(c))
+        elif not isinstance(c, numbers.Number) and str(c) in text: out.add(text.index(str(c)))
         else:
-            raise ValueError(f"own_axis names {c!r}, which is no column of the table ("
-                             + (f"its columns are {list(names)}" if names is not None else f"{n_features} columns") + ").")
+            raise ValueError(f"own_axis names {c!r}, which is no column of the table (give an index in "
+                             f"0..{n_features - 1}" + (f" or a name among {text}" if text else "") + ").")
     return tuple(sorted(out))
 _SOLVERS = ('auto', 'radon', 'em')  # RAD's solver: the paper's projections, the dictionary EM alone (notebook 03h_em), or
 # the first unless two category columns would make its operators too large (`auto_solver`, notebook 03d_steps)
@@ -548,8 +550,9 @@ class RAD(BasePairwiseDensity):
         their two values by a staircase of eight steps (`IntervalRule`). Every score, marginal, conditional and missing
         entry stays exact: a missing parent is summed over its values, or over the pieces of its line with the kept
         model's interval probabilities (notebook `03k1_intervals`), and given a determined column without a continuous
-        parent, a conditional weighs the parent by the rule's step (`StepWeighted`). A continuous parent keeps its own
-        axis in every rotation of the kept fit (`own_axis`), which is what keeps those sums exact. 'discrete' reads the
+        parent, a conditional weighs the parent by the rule's step (`StepWeighted`). Where the kept fit whitens such a
+        parent with other columns, a request for its child without it is refused, as a marginal of one whitened column
+        is; `own_axis` naming the parent keeps it on its own axis, and serves it. 'discrete' reads the
         discrete rules alone (the previous version's default). Rows in memory with RAD's own dictionaries and
         pairs='auto' only; `partial_fit`, chunks and given dictionaries fit every column in the mixture, as does None.
         The fitted attributes of the mixture (`n_components_`, `global_`, `parts_`, `shape_`, ...) then read the
@@ -557,8 +560,8 @@ class RAD(BasePairwiseDensity):
     own_axis : list of column names or indices, or None, default=None
         Columns that every rotation of the shape step leaves on their own axes (`shape` 'auto', 'whiten' or 'ica', in
         one frame and in every local part, twin and stacked fit): marginals without them, and rows missing them, stay
-        exact. A name is read first, then a position. `determined` adds the continuous parents of its rules by
-        intervals.
+        exact. A name is read first, then a position. Naming the continuous parent of a rule by intervals (`determined`)
+        serves every request for its child without it.
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
         (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).
@@ -851,8 +854,7 @@ class RAD(BasePairwiseDensity):
         keep = [n for n in range(np.shape(X)[1]) if n not in children]
         rows = X.iloc[:, keep] if is_frame(X) else np.asarray(X)[:, keep]
         names = list(X.columns) if is_frame(X) else None
-        axis = set(_axis_indices(self.own_axis, names, np.shape(X)[1])) | {r.parent for r in rules if isinstance(r, IntervalRule)}
-        axis = [names[n] if names is not None else keep.index(n) for n in sorted(axis) if n in keep]  # continuous parents too
+        axis = [keep.index(n) for n in _axis_indices(self.own_axis, names, np.shape(X)[1]) if n in keep]  # kept positions
         inner = clone(self).set_params(determined=None, own_axis=axis or None,
                                        random_state=self.random_state)  # a RandomState advances, as in a fit
         inner.fit(rows, sample_weight=sample_weight)

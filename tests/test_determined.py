@@ -247,14 +247,17 @@ def test_the_child_without_its_parent_is_the_integral_over_the_parent(by_interva
     assert np.isfinite(three.logpdf(np.array([[25.0, 1.0, np.nan]]))).all()
 
 
-def test_a_continuous_parent_keeps_its_own_axis_in_a_whitened_fit():
+def test_a_whitened_parent_refuses_its_child_alone_and_own_axis_serves_it():
     fit = weights_table()
     est = RAD(local=False, shape='whiten', n_components=3, random_state=0).fit(fit)
-    assert est.determined_ == {'low': 'bwt'} and est.get_params()['own_axis'] is None
-    assert 0 not in est.shape_.group  # bwt, the kept table's column 0, stays on its own axis
-    low = est.marginal(['low'])
+    assert est.determined_ == {'low': 'bwt'} and 0 in est.shape_.group  # bwt, the kept table's column 0, whitened
+    with pytest.raises(ValueError, match="column 'low' is fixed by intervals of the continuous column 'bwt'.*own_axis"):
+        est.marginal(['low'])
+    axed = RAD(local=False, shape='whiten', n_components=3, own_axis=['bwt'], random_state=0).fit(fit)
+    assert 0 not in axed.shape_.group
+    low = axed.marginal(['low'])
     assert 0.99 < np.exp(low.logpdf(pd.DataFrame({'low': [0, 1]}))).sum() <= 1.0
-    assert np.isfinite(est.conditional({'low': 1}).logpdf(fit.head(3).drop(columns='low'))).all()
+    assert np.isfinite(axed.conditional({'low': 1}).logpdf(fit.head(3).drop(columns='low'))).all()
 
 
 def test_own_axis_keeps_the_named_columns_off_every_rotation():
@@ -321,3 +324,17 @@ def test_discrete_reads_no_rule_by_intervals_and_a_bad_setting_is_named(by_inter
     assert est.determined_ == {}  # the discrete rules alone: `low` in the mixture
     assert np.isfinite(est.marginal(['low']).logpdf(np.array([[0.0], [1.0]]))).all()
     with pytest.raises(ValueError, match="'auto', 'discrete' or None"): RAD(determined='intervals').fit(fit)
+
+
+def test_two_parents_in_one_gaussian_block_are_named_where_both_must_be_summed():
+    from radbook.determined import IntervalRule
+    from radbook.gaussian import GaussianFrames
+    frames = GaussianFrames([0.4, 0.6], [[0.0, 1.0], [1.0, -1.0]], np.array([[[1.0, 0.6], [0.6, 2.0]], [[0.5, -0.2], [-0.2, 0.8]]]),
+                            [0, 1], 2, center=[0.0, 0.0], scale=[1.0, 1.0])
+    rule = lambda child, parent: IntervalRule(child, parent, np.array([-3.0, 0.5]), np.array([0.0, 3.0]), np.array([0.0, 1.0]),
+                                              0.01, np.array([0.0, 1.0]), np.array([0.5, 0.5]))
+    d = DeterminedDensity(frames, [0, 1], [rule(2, 0), rule(3, 1)], ["column 'a'", "column 'b'", "column 'ka'", "column 'kb'"])
+    assert np.isfinite(d.marginal([2]).logpdf(np.array([[1.0]]))).all()  # one parent summed: its normal given the other
+    with pytest.raises(ValueError, match="column 'ka' is fixed by intervals.*rectangle.*determined='discrete'"):
+        d.marginal([2, 3]).logpdf(np.array([[1.0, 0.0]]))
+    with pytest.raises(ValueError, match="rectangle"): d.logpdf(np.array([[np.nan, np.nan, 1.0, 0.0]]))
