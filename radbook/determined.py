@@ -327,7 +327,8 @@ class DeterminedDensity:
         why = {'rotation': "the kept fit whitens that column with others, and the probability of an interval of one "
                            "rotated column has no closed form",
                'block': "the kept model's Gaussian or kernel frames would need it summed over an interval together with "
-                        "another such column, a rectangle whose probability has no closed form"}.get(reason, str(e).rstrip('.'))
+                        "another such column, a rectangle whose probability has no closed form"}
+        why = why.get(reason, str(e).rstrip('.'))
         axis = "fit with own_axis naming that column (every rotation then leaves it alone), or " if reason == 'rotation' else "fit "
         return ValueError(f"{self.labels[r.child]} is fixed by intervals of {self._parent_label(r)}, and this request "
                           f"needs it without that column, summed over intervals: {why}. Give both, or {axis}with "

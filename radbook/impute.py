@@ -57,8 +57,8 @@ class RADImputer(TransformerMixin, BaseEstimator):
         The density estimator to fit (cloned); None: `RAD(shape=None, random_state=random_state)` (conditional means
         have a closed form on the table as it is, not under a shape's nonlinear map; a RAD with shape='auto', the
         default, is fitted with shape=None, and an explicit 'columns' or 'whiten' is refused in `fit`; likewise local
-        'auto' is fitted as False and local=True is refused; determined ('auto' or 'discrete') is fitted as None, every column in the
-        CPD).
+        'auto' is fitted as False and local=True is refused; determined ('auto' or 'discrete') is fitted as None, every
+        column in the CPD).
     sample_posterior : bool, default=False
         Draw each row's missing entries from their conditional density instead of filling the conditional mean
         (continuous columns) or mode (discrete columns); for multiple imputation.

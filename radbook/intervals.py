@@ -64,11 +64,13 @@ def atom_partial_means(dictionary, lo, hi, closed=False) -> np.ndarray:
     lo, hi, closed = (a.ravel() for a in np.broadcast_arrays(np.asarray(lo, dtype=float), np.asarray(hi, dtype=float),
                                                            np.asarray(closed, dtype=bool)))
     kinds, locs, scales = (np.asarray(v) for v in zip(*[atom_spec(a) for a in dictionary]))
-    if (kinds == 'other').any(): raise ValueError("An atom other than a Gaussian, a Laplacian or a point mass has no closed-form partial mean here.")
+    if (kinds == 'other').any():
+        raise ValueError("An atom other than a Gaussian, a Laplacian or a point mass has no closed-form partial mean here.")
     locs, scales = locs.astype(float), scales.astype(float)
     out = atom_masses(dictionary, lo, hi, closed) * locs[None, :]  # the location's share; point masses are done
     phi = lambda z: np.exp(-0.5 * np.where(np.isfinite(z), z, 0.0) ** 2) / np.sqrt(2 * np.pi) * np.isfinite(z)
-    for kind, first in (('norm', lambda a, b: phi(a) - phi(b)), ('laplace', lambda a, b: _laplace_first(b) - _laplace_first(a))):
+    firsts = {'norm': lambda a, b: phi(a) - phi(b), 'laplace': lambda a, b: _laplace_first(b) - _laplace_first(a)}
+    for kind, first in firsts.items():
         cols = np.flatnonzero(kinds == kind)
         if len(cols):
             with np.errstate(invalid='ignore'):
@@ -171,7 +173,8 @@ def _(density: GaussianFrames, X, bounds: dict) -> np.ndarray:
         a = int(np.flatnonzero(density.columns == n)[0])
         lo, hi, closed = bounds[n]
         m, s = _normal_given(density.means, density.covariances, a, (X[:, density.columns] - density.center) / density.scale)
-        units = lambda v: (np.broadcast_to(np.asarray(v, dtype=float), (len(X),))[:, None] - density.center[a]) / density.scale[a]
+        units = lambda v: (np.broadcast_to(np.asarray(v, dtype=float), (len(X),))[:, None] - density.center[a]) \
+                          / density.scale[a]
         with np.errstate(divide='ignore', invalid='ignore'):
             mass = _symmetric_mass(ndtr, (units(lo) - m) / s, (units(hi) - m) / s)
             out = out + np.log(np.where(units(hi) >= units(lo), np.clip(mass, 0.0, 1.0), 0.0))
@@ -317,19 +320,22 @@ class StepWeighted:
         "The density of the listed `features` alone: the step kept on its column, or that column hidden and summed out."
         features = [int(n) for n in features]
         if not features or not all(0 <= n < self.n_features for n in features) or len(set(features)) < len(features):
-            raise ValueError(f"features must be a non-empty list of distinct feature indices below {self.n_features}, got {features}.")
+            raise ValueError(f"features must be a non-empty list of distinct feature indices below {self.n_features}, "
+                             f"got {features}.")
         inner_of = lambda n: n + (self.hidden and n >= self.column)  # this density's column in `inner`
         cols = [inner_of(n) for n in features]
         if self.column in cols: return self._like(self.inner.marginal(cols), cols.index(self.column), False, features)
         return self._like(self.inner.marginal(cols + [self.column]), len(cols), True, features)
 
     def conditional(self, x):
-        "The density of the free (NaN) entries of the row `x` given the others: `inner`'s, times the step where its column is free."
+        """The density of the free (NaN) entries of the row `x` given the others: `inner`'s, times the step where its
+        column is free."""
         y = self._rows(np.asarray(x, dtype=float)[None])[0]
         free = np.flatnonzero(np.isnan(np.asarray(x, dtype=float)))
         if not len(free): raise ValueError("x has no missing entry (NaN): nothing is left to have a density.")
         if not np.isnan(y[self.column]):
-            if not np.isfinite(self.log_step(y[self.column])): raise ValueError("The given values have density 0: the conditional does not exist.")
+            if not np.isfinite(self.log_step(y[self.column])):
+                raise ValueError("The given values have density 0: the conditional does not exist.")
             out = self.inner.conditional(y)
             out.features = free
             return out
@@ -363,13 +369,15 @@ class StepWeighted:
         out = self.inner.component_means()
         lo, hi, closed, log_c = self._pieces
         n = self.column
-        first = (np.exp(log_c)[:, None] * atom_partial_means(self.inner.dictionaries[n], lo, hi, closed)) @ self.inner.coefs[n]
+        moments = np.exp(log_c)[:, None] * atom_partial_means(self.inner.dictionaries[n], lo, hi, closed)
+        first = moments @ self.inner.coefs[n]
         with np.errstate(invalid='ignore', divide='ignore'):  # a component with no mass left: weight 0, `inner`'s mean
             out[:, n] = np.where(np.isfinite(self._log_m), first.sum(axis=0) / np.exp(self._log_m), out[:, n])
         return np.delete(out, n, axis=1) if self.hidden else out
 
     def __repr__(self):
-        return f"StepWeighted({self.inner!r}, column {self.column}{' hidden' if self.hidden else ''}, {len(self.points)} breaks)"
+        hidden = ' hidden' if self.hidden else ''
+        return f"StepWeighted({self.inner!r}, column {self.column}{hidden}, {len(self.points)} breaks)"
 
 @interval_component_logpdf.register
 def _(density: StepWeighted, X, bounds: dict) -> np.ndarray:

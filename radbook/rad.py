@@ -560,8 +560,9 @@ class RAD(BasePairwiseDensity):
     own_axis : list of column names or indices, or None, default=None
         Columns that every rotation of the shape step leaves on their own axes (`shape` 'auto', 'whiten' or 'ica', in
         one frame and in every local part, twin and stacked fit): marginals without them, and rows missing them, stay
-        exact. A name is read first, then a position. Naming the continuous parent of a rule by intervals (`determined`)
-        serves every request for its child without it.
+        exact. An integer is a position, anything else a name (as `marginal` reads columns). Naming the continuous
+        parent of a rule by intervals (`determined`) serves the requests for its child without it (but two such parents
+        at once where Gaussian or kernel frames hold both).
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
         (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).
