@@ -122,12 +122,11 @@ def _(density: ShapedDensity, X, bounds: dict) -> np.ndarray:
     mapped = {}
     for n, (lo, hi, closed) in bounds.items():
         if n in shape.columns:  # the column's map, alone: increasing, so the interval's ends map to the new ends
-            ends = np.zeros((2 * np.broadcast(lo, hi).size, shape.n_features))
-            ends[:, n] = np.r_[np.broadcast_to(lo, np.broadcast(lo, hi).shape).ravel(),
-                               np.broadcast_to(hi, np.broadcast(lo, hi).shape).ravel()]
+            lo, hi = (np.ravel(v).astype(float) for v in np.broadcast_arrays(lo, hi))
+            ends = np.zeros((2 * len(lo), shape.n_features))
+            ends[:, n] = np.r_[lo, hi]
             with np.errstate(invalid='ignore', over='ignore'):
-                z = shape._columnwise(ends)[:, n]
-            lo, hi = z[:len(z) // 2], z[len(z) // 2:]
+                lo, hi = np.split(shape._columnwise(ends)[:, n], 2)
         mapped[n] = (lo, hi, closed)
     return interval_component_logpdf(density.cpd, shape.transform(X), mapped) + shape.log_jacobian(X)[:, None]
 
