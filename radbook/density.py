@@ -148,14 +148,14 @@ def draw_unseen(Z, dictionaries, columns=None, n_seen: float = 1.0, pseudo_count
     return Z
 
 # %% ../nbs/03e_density.ipynb #05bb4c2d
-def _read_unseen(Z, raw, dictionaries, columns, n_seen, unseen, name, normalised: bool = True) -> tuple:
+def _read_unseen(Z, raw, dictionaries, columns, n_seen, unseen, name, normalised: bool = True, warn: bool = True) -> tuple:
     """`(Z, extra, impossible)`: rows `Z` (read from `raw`, the array or DataFrame given) snapped onto the point masses
     (`snap_discrete`), and `unseen_terms` of their values never seen in fit, with a warning that names the first such
-    column (`name(n)`) and value. `n_seen` fitted rows and the `unseen` pseudo-count; without `n_seen`, none;
-    `normalised` as in `unseen_terms`."""
+    column (`name(n)`) and value (none with `warn=False`: a choice made inside a fit, whose own scoring warns). `n_seen`
+    fitted rows and the `unseen` pseudo-count; without `n_seen`, none; `normalised` as in `unseen_terms`."""
     Z, mask = snap_discrete(Z, dictionaries)
     Z_, extra, impossible = unseen_terms(Z, mask, dictionaries, columns, n_seen or 1.0, unseen if n_seen else None, normalised)
-    if mask.any():
+    if mask.any() and warn:
         n = int(np.flatnonzero(mask.any(axis=0))[0])
         row = int(np.flatnonzero(mask[:, n])[0])
         label = raw.iloc[row, n] if is_frame(raw) else f"{Z[row, n]:g}"
@@ -227,11 +227,11 @@ class TableDensityMixin:
         check_is_fitted(self)
         return decode_frame(Z, self._columns) if self._columns is not None else np.asarray(Z)
 
-    def _unseen(self, X, normalised: bool = True) -> tuple:
+    def _unseen(self, X, normalised: bool = True, warn: bool = True) -> tuple:
         """Rows read (`_table`), snapped onto the point masses, and `unseen_terms` of their values never seen in fit, with
-        a warning; with `normalised=False` the seen values keep all of their probability (`unseen_terms`)."""
+        a warning unless `warn=False`; with `normalised=False` the seen values keep all of their probability (`unseen_terms`)."""
         return _read_unseen(self._table(X, reset=False), X, self.dictionaries_, self._columns, seen_weight(self),
-                            getattr(self, 'unseen', 1.0), self._feature_name, normalised)
+                            getattr(self, 'unseen', 1.0), self._feature_name, normalised, warn)
 
     def score_samples(self, X):
         """Log density of each row of `X`, array-like or DataFrame of shape (n_samples, n_features); returns shape (n_samples,).

@@ -6,10 +6,12 @@
 from __future__ import annotations
 import copy
 import numbers
-import warnings
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import cached_property
 import numpy as np
+from joblib import effective_n_jobs
 from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.mixture import GaussianMixture
@@ -17,13 +19,14 @@ from sklearn.utils import check_random_state
 from .datapass import held_out_rows
 from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
 from .gmm import gaussian_mixture
+from .learn import single_threaded
 from .density import _log_density, seen_weight
 from .shape import _ROTATIONS, _SOLO, _map_of
 import radbook.steps as steps
 
 # %% auto #0
 __all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'fit_partition', 'MixtureDensity', 'LocalFit', 'with_values',
-           'before_refit', 'fit_local', 'stack_weight']
+           'before_refit', 'fit_threads', 'fit_local', 'stack_weight']
 
 # %% ../nbs/03g_local.ipynb #d730bc8f
 @dataclass
@@ -228,10 +231,8 @@ def _em_allowed(estimator) -> bool:
     "... where the estimator's own check of solver='em' (`_check_em`: no smoothing prior, no paper options, learned dictionaries) refuses nothing."
     check = getattr(estimator, '_check_em', None)
     if check is None: return False
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore', FutureWarning)  # deprecated keywords: the fit in one frame said so already
-        try: check()
-        except ValueError: return False
+    try: check(warn=False)  # deprecated keywords: the fit in one frame said so already
+    except ValueError: return False
     return True
 # (two starts: on iris, breast_cancer and diamonds the same held-out scores as eight, to 0.02, and 20-40% faster)
 _MIN_PART_ROWS = 20
@@ -365,10 +366,11 @@ def _rows(X, mask):
 def _held_rows(estimator, density, X, held) -> np.ndarray:
     """The log density of each held-out row of `X` under `density`, read as `estimator` reads rows, its seen discrete
     values at all of their fitted probability (`unseen_terms`' `normalised=False`: a factor per row that every density
-    compared on the same rows shares, left out as before that factor was kept by scores, so every choice stays)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')  # unseen values: the fit's own scoring warns, not the choice
-        return _log_density(density, *estimator._unseen(_rows(X, held), normalised=False))
+    compared on the same rows shares, left out as before that factor was kept by scores, so every choice stays), without
+    a warning: unseen values are the fit's own scoring's to warn of, not a choice's (and no filter of `warnings`, whose
+    filters belong to the process, while the twin and the parts may run on two threads)."""
+    with np.errstate(all='ignore'):
+        return _log_density(density, *estimator._unseen(_rows(X, held), normalised=False, warn=False))
 
 
 def _whitens_more(one, parts) -> bool:
@@ -505,6 +507,14 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
     out.scores['frame'] = float(np.average(stacked, weights=v))
     return stacked
 
+_THREAD_ROWS = 5_000  # the twin beside the parts on two threads from this many rows of positive weight (below it numpy's
+# small products hold the interpreter's lock: on `iris` and `wine` two fits on two threads took as long as on one)
+
+def fit_threads(estimator) -> int:
+    """How many threads a fit of `estimator` may run side by side: its `n_jobs` as joblib reads it (`effective_n_jobs`:
+    -1 every core, None one but inside `joblib.parallel_config(n_jobs=...)`), 1 where it has no `n_jobs`."""
+    return effective_n_jobs(getattr(estimator, 'n_jobs', 1))
+
 def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID, part_params=None,
               min_rows: int = _MIN_PART_ROWS, twin: bool = True, parts: bool = True) -> LocalFit:
     r"""RAD in local frames from clones of the RAD `estimator` (its `local` set to False) on the rows `X` in memory
@@ -534,7 +544,9 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     its standard error (`scores['bound_gain']`, the bound's mean difference from the one frame there). `twin=False`
     leaves the twin untried and `parts=False` the partition (the cross-fitted judge's folds skip what the fit they
     judge did not keep, notebook `03k_stack`). A `random_state` of None or a RandomState gives one seed, drawn once
-    (advancing it), so every clone holds out the same rows."""
+    (advancing it), so every clone holds out the same rows. Where the estimator's `n_jobs` allows two threads
+    (`fit_threads`) and the table has at least `_THREAD_ROWS` rows of positive weight, the twin fits on a thread of its
+    own while the partition and the parts fit on this one (`_local_parts`): the same fit, bit for bit, as on one thread."""
     if keep is True and not parts: raise ValueError("keep=True keeps the parts: it cannot go with parts=False.")
     rs = estimator.random_state
     if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
@@ -554,6 +566,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     held = held_out_rows(0, len(Z), row_seed, float(base.validation_fraction)) & (w > 0)
     out.held = held
     flags = [is_discrete(d) for d in one.dictionaries_]
+    one_rows = None
     if held.any():
         one_rows = _held_rows(one, before_refit(one), X, held)  # before its refit, which the held-out rows' counts join
         if (keep == 'auto' and getattr(one, 'solver_', 'radon') == 'em' and isinstance(base.n_components, numbers.Integral)
@@ -562,14 +575,42 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
             one, one_rows = _climbed(one, base, X, held, w, one_rows)
             out.one = one
         out.scores['one'] = float(np.average(one_rows, weights=w[held]))
-        if keep == 'auto' and twin:  # the one frame's EM twin beside it, where that wins
-            one_rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
     for name in ('_em_start', '_keeps_start'): one.__dict__.pop(name, None)  # grown or not, an EM fit keeps no rows
     columns = smooth_columns(Z, flags)
-    if len(columns) < 2 or keep is False or not parts: return out  # a frame is an orientation: one column has none
-    if not held.any() and keep != True: return out  # nothing to compare on
     complete = ~np.isnan(Z[:, columns]).any(axis=1) & ~held & (w > 0)
-    if complete.sum() < 2 * min_rows: return out  # too few rows with every smooth column for two parts
+    tries = (len(columns) >= 2 and keep is not False and parts  # a frame is an orientation: one column has none
+             and (held.any() or keep is True)                   # nothing to compare on
+             and complete.sum() >= 2 * min_rows)                # too few rows with every smooth column for two parts
+    twins = held.any() and keep == 'auto' and twin  # the one frame's EM twin beside it, where that wins
+    side = twins and tries and fit_threads(base) > 1 and (w > 0).sum() >= _THREAD_ROWS  # the twin on a thread of its own
+    with ExitStack() as stack:
+        if side:  # this thread's block holds the pools' limits while the twin's opens and closes inside it (`single_threaded`)
+            stack.enter_context(single_threaded())
+            pool = stack.enter_context(ThreadPoolExecutor(1))  # (leaving it waits for the twin)
+        twin_rows = lambda: _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
+        rows = (pool.submit(_single_threaded, twin_rows) if side else _done(twin_rows() if twins else one_rows))
+        fitted = (_local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_parts, part_params, min_rows,
+                               rs, many, rows) if tries else out)
+        rows.result()  # the twin done (its error raised here, where the parts did not wait for it)
+        return fitted
+
+def _done(value) -> Future:
+    "A future that holds `value` already."
+    f = Future()
+    f.set_result(value)
+    return f
+
+def _single_threaded(f):
+    "`f()` with one thread for every thread pool (`single_threaded`): a worker's own block, inside its fit's (notebook `01a_learn`)."
+    with single_threaded(): return f()
+
+def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_parts, part_params, min_rows, rs, many,
+                 rows: Future):
+    """`fit_local`'s parts beside `out.one` (see there): the partition, the parts fitted largest first, abandoned once
+    their bound trails the one frame's held-out rows (`rows`, a future of them: its twin's mixture, which may still be
+    fitting on another thread; a step whose check waits for them is checked, in order, once they are there, so the
+    outcome is the one the order of a single thread gives), and the choice between them and `out`."""
+    one = out.one
     fit_w = np.where(held, 0.0, w)
     partition = lambda rows: fit_partition(Z, columns, n_parts, fit_w, min_rows=min_rows, max_rows=rows,
                                            random_state=copy.deepcopy(rs))
@@ -593,18 +634,31 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     sizes = np.bincount(labels, weights=fit_w, minlength=out.partition.n_parts)
     pi, parts, bound = sizes / sizes.sum(), [None] * len(sizes), np.full(len(held), np.nan)
     unseen = getattr(one, 'unseen', 1.0)
+    steps_seen, checked = [], 0  # per step, the held-out rows its bound covers; the steps checked so far
+    def abandoned(wait: bool) -> bool:  # whether a step not checked yet (in order) trails far behind: `bound_gain` set
+        nonlocal checked
+        if checked == len(steps_seen) or not (wait or rows.done()): return False
+        one_rows = rows.result()
+        while checked < len(steps_seen):
+            seen = steps_seen[checked]
+            checked += 1
+            m, se = _mean_se(_gain(bound[held][seen], one_rows[seen]), w[held][seen])
+            if m + 2 * se < -_ABANDON:  # far behind where it is measured: the rest would have to win it all back
+                out.scores['bound_gain'] = float(m)
+                return True
+        return False
     for c in np.argsort(-sizes, kind='stable'):  # largest first; each part's held-out rows bound the mixture there
         try: parts[c] = part(c)
-        except ValueError: return out  # a part the pipeline cannot fit (a column never observed in its rows, say): one frame
+        except ValueError:  # a part the pipeline cannot fit (a column never observed in its rows, say): one frame
+            abandoned(wait=True)  # (after the steps before it, whose check may have stopped first)
+            return out
         mine = held & (labels == c)
         if keep is True or not mine.any(): continue
         d = with_values(before_refit(parts[c]), one.dictionaries_, seen_weight(parts[c]), unseen)
         with np.errstate(divide='ignore'): bound[mine] = np.log(pi[c]) + _held_rows(one, d, X, mine)  # pi_c = 0: -inf
-        seen = ~np.isnan(bound[held])
-        m, se = _mean_se(_gain(bound[held][seen], one_rows[seen]), w[held][seen])
-        if m + 2 * se < -_ABANDON:  # far behind where it is measured: the rest would have to win it all back
-            out.scores['bound_gain'] = float(m)
-            return out
+        steps_seen.append(~np.isnan(bound[held]))
+        if abandoned(wait=False): return out
+    if abandoned(wait=True): return out
     if any([is_discrete(d) for d in p.dictionaries_] != flags for p in parts):
         return out  # a part read a column as discrete where the one frame did not (or the reverse): not one measure
     alone = LocalFit(one, parts, pi, out.partition, out.scores, held=held)  # the parts alone (no twin: share 0)
@@ -614,6 +668,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if keep is True:
         out.scores['local'] = out.scores['parts']
         return alone
+    one_rows = rows.result()
     share = max(_MIN_SHARE, stack_weight(one_rows, parts_rows, w[held]))  # the one frame's weight beside the parts
     out.scores['share'] = share
     out.scores['local'] = float(np.average(_stacked_rows(share, one_rows, parts_rows), weights=w[held]))

@@ -110,17 +110,18 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         rows = summary.total_weight if summary.weighted else summary.n_samples
         return tuple(F for F in grid if F * _ROWS_PER_COMPONENT <= rows) or (min(grid),)
 
-    def _paper_options(self) -> PaperOptions:
-        "`paper_options` (None: `PaperOptions()`) with the deprecated keywords that set its fields applied, checked."
+    def _paper_options(self, warn: bool = True) -> PaperOptions:
+        """`paper_options` (None: `PaperOptions()`) with the deprecated keywords that set its fields applied, checked, and
+        a FutureWarning that names them unless `warn=False`."""
         options = PaperOptions() if self.paper_options is None else self.paper_options
         if not isinstance(options, PaperOptions):
             raise TypeError(f"paper_options must be a PaperOptions or None, got {options!r}.")
         old = {f.name: getattr(self, f.name) for f in fields(PaperOptions) if not _unset(getattr(self, f.name, _DEPRECATED))}
-        if old:
+        if old and warn:
             warnings.warn(f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in old.items())}): these keywords moved to "
                           f"paper_options=PaperOptions({', '.join(f'{k}={v!r}' for k, v in old.items())}) and go in a later "
                           "release.", FutureWarning, stacklevel=4)
-            options = replace(options, **old)
+        if old: options = replace(options, **old)
         return options.check()
 
     def _solver_settings(self, options: PaperOptions) -> SolverSettings:
@@ -340,6 +341,11 @@ def _axis_indices(own, names, n_features: int) -> tuple:
 _SOLVERS = ('auto', 'radon', 'em')  # RAD's solver: the paper's projections, the dictionary EM alone (notebook 03h_em), or
 # the first unless two category columns would make its operators too large (`auto_solver`, notebook 03d_steps)
 _PROJECTION_ATTRIBUTES = ('pairs_', 'directions_', 'n_bins_', 'bin_lo_', 'bin_width_')  # what only the Radon fit sets
+
+def _check_n_jobs(n_jobs):
+    "Refuse an `n_jobs` that is neither None nor a nonzero integer (joblib's reading)."
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be None or a nonzero integer (-1: every core), got {n_jobs!r}.")
 
 def _refuse_new_categories(X, columns):
     "A ValueError naming the first category column of the encoded chunk `X` that holds a category the fit never saw (code -1)."
@@ -563,6 +569,11 @@ class RAD(BasePairwiseDensity):
         exact. An integer is a position, anything else a name (as `marginal` reads columns). Naming the continuous
         parent of a rule by intervals (`determined`) serves the requests for its child without it (but two such parents
         at once where Gaussian or kernel frames hold both).
+    n_jobs : int or None, default=-1
+        Threads for the steps of a fit that can run side by side, read as joblib reads it: -1 every core, None one
+        (but inside `joblib.parallel_config(n_jobs=...)`), k that many. Today the one frame's EM twin fits beside the
+        local parts on a table of at least 5,000 rows (`fit_local`, notebook `03g_local`), so two at most are used; the
+        fit is the same, bit for bit, on any number of threads.
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
         (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).
@@ -762,7 +773,7 @@ class RAD(BasePairwiseDensity):
                  combine='auto', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=50, smoothing=0.0,
                  n_components_grid=_RANK_GRID, max_discrete=16, standardize=True, pairs='auto', coef_floor=_COEF_FLOOR,
                  precondition=False, shape='auto', local='auto', solver='auto', unseen=1.0, determined='auto',
-                 own_axis=None, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
+                 own_axis=None, n_jobs=-1, paper_options=None, random_state=None, verbose=0, init=_DEPRECATED,
                  accelerate=_DEPRECATED, rho=_DEPRECATED, n_alt=_DEPRECATED, radon=_DEPRECATED, n_mc=_DEPRECATED):
         self.n_components, self.dictionaries, self.n_projections, self.n_bins = n_components, dictionaries, n_projections, n_bins
         self.max_discrete, self.standardize, self.pairs = max_discrete, standardize, pairs
@@ -770,7 +781,7 @@ class RAD(BasePairwiseDensity):
         self.validation_fraction, self.patience, self.random_state, self.verbose = validation_fraction, patience, random_state, verbose
         self.smoothing, self.n_components_grid, self.coef_floor = smoothing, n_components_grid, coef_floor
         self.precondition, self.shape, self.unseen, self.paper_options = precondition, shape, unseen, paper_options
-        self.local, self.solver, self.determined, self.own_axis = local, solver, determined, own_axis
+        self.local, self.solver, self.determined, self.own_axis, self.n_jobs = local, solver, determined, own_axis, n_jobs
         self.init, self.accelerate, self.rho, self.n_alt, self.radon, self.n_mc = init, accelerate, rho, n_alt, radon, n_mc
 
     def _bins(self, n_samples) -> int:
@@ -811,6 +822,7 @@ class RAD(BasePairwiseDensity):
         return kind
 
     def fit(self, X, y=None, sample_weight=None):
+        _check_n_jobs(self.n_jobs)
         rules = self._determined_rules(X, sample_weight)
         if rules: return self._fit_determined(X, sample_weight, rules)
         kind = self._local_kind(X)
@@ -897,14 +909,16 @@ class RAD(BasePairwiseDensity):
         if not isinstance(X, np.ndarray) or isinstance(X, np.memmap) or not _em_allowed(self): return 'radon'
         return auto_solver(X, self._columns if columns is None else columns, weights, self.pairs, self.max_discrete)
 
-    def _check_em(self):
-        "The parameters of a fit with solver='em', checked: the Radon solver's prior and algorithm, and atoms it cannot move, are refused."
-        self._solver_settings(self._paper_options()); self._check_table_params()
+    def _check_em(self, warn: bool = True):
+        """The parameters of a fit with solver='em', checked: the Radon solver's prior and algorithm, and atoms it cannot
+        move, are refused; deprecated keywords warn unless `warn=False`."""
+        options = self._paper_options(warn)
+        self._solver_settings(options); self._check_table_params()
         if not (isinstance(self.dictionaries, str) and self.dictionaries in ('auto', 'learned')):
             what = repr(self.dictionaries) if isinstance(self.dictionaries, str) else 'given atoms'
             raise ValueError(f"solver='em' fits RAD's learned dictionaries with the mixture (dictionaries='auto'), got "
                              f"dictionaries={what}; use solver='radon' for given or marginal dictionaries.")
-        if self._paper_options() != PaperOptions():
+        if options != PaperOptions():
             raise ValueError("paper_options set the Radon solver's algorithm; solver='em' has none: use solver='radon'.")
         if isinstance(self.smoothing, str) or self.smoothing != 0:
             raise ValueError(f"smoothing={self.smoothing!r} is a prior of the Radon solver; solver='em' fits without one: "
@@ -971,10 +985,8 @@ class RAD(BasePairwiseDensity):
     def _rank_one_allowed(self) -> bool:
         """Whether the shape step may choose rank one (`_independent_solve`): where a fit by the dictionary EM would be
         allowed (`_check_em`: RAD's learned dictionaries, no smoothing prior, no paper options), since it is set as one."""
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore', FutureWarning)
-            try: self._check_em()
-            except ValueError: return False
+        try: self._check_em(warn=False)  # deprecated keywords: the fit warns of them once
+        except ValueError: return False
         return True
 
     def _independent_solve(self, summary: Summary, shape: Shape, scores: dict):
@@ -1052,6 +1064,7 @@ class RAD(BasePairwiseDensity):
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):
+        _check_n_jobs(self.n_jobs)
         if self.determined is not None and self.determined not in _DETERMINED:  # a stream fits every column, but takes the setting
             raise ValueError(f"determined must be 'auto', 'discrete' or None, got {self.determined!r}.")
         if self.local is True: raise ValueError("partial_fit fits one frame: local=True needs fit on rows in memory; use local=False or 'auto'.")
