@@ -6,12 +6,14 @@
 from __future__ import annotations
 import copy
 import numbers
+import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import cached_property
 import numpy as np
 from joblib import effective_n_jobs
+from joblib.parallel import get_active_backend
 from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.mixture import GaussianMixture
@@ -471,7 +473,7 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
     `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous (or the reverse). The twin's map is fitted to the training rows alone, so it may whiten a column whose only missing
     entries (`holes`, per column of the table) are in held-out rows: it is then refitted with shape='columns', as a part is."""
     one = out.one
-    if getattr(one, 'solver_', getattr(base, 'solver', 'radon')) != 'radon' or not _em_allowed(base): return one_rows
+    if not _twin_tried(one, base): return one_rows
     kind, v, unseen = _frame_kind(one), w[held], getattr(one, 'unseen', 1.0)
     def rows(twin):  # the twin's held-out log densities, read as the one frame reads rows
         d = with_values(twin.density_, one.dictionaries_, seen_weight(twin), unseen)
@@ -512,8 +514,14 @@ _THREAD_ROWS = 5_000  # the twin beside the parts on two threads from this many 
 
 def fit_threads(estimator) -> int:
     """How many threads a fit of `estimator` may run side by side: its `n_jobs` as joblib reads it (`effective_n_jobs`:
-    -1 every core, None one but inside `joblib.parallel_config(n_jobs=...)`), 1 where it has no `n_jobs`."""
+    -1 every core, -2 all but one, None one but inside `joblib.parallel_config(n_jobs=...)`); 1 where it has no
+    `n_jobs`, and inside a joblib worker (a grid search's, whose workers already share the cores)."""
+    if get_active_backend()[0].nesting_level > 0: return 1
     return effective_n_jobs(getattr(estimator, 'n_jobs', 1))
+
+def _twin_tried(one, base) -> bool:
+    "Whether `_with_twin` fits a twin beside the fitted one frame `one` (from `base`): it is a Radon fit and the EM allows the settings."
+    return getattr(one, 'solver_', getattr(base, 'solver', 'radon')) == 'radon' and _em_allowed(base)
 
 def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID, part_params=None,
               min_rows: int = _MIN_PART_ROWS, twin: bool = True, parts: bool = True) -> LocalFit:
@@ -545,8 +553,10 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     leaves the twin untried and `parts=False` the partition (the cross-fitted judge's folds skip what the fit they
     judge did not keep, notebook `03k_stack`). A `random_state` of None or a RandomState gives one seed, drawn once
     (advancing it), so every clone holds out the same rows. Where the estimator's `n_jobs` allows two threads
-    (`fit_threads`) and the table has at least `_THREAD_ROWS` rows of positive weight, the twin fits on a thread of its
-    own while the partition and the parts fit on this one (`_local_parts`): the same fit, bit for bit, as on one thread."""
+    (`fit_threads`), the twin is tried, and the table has at least `_THREAD_ROWS` rows of positive weight, the twin fits
+    on a thread of its own while the partition and the parts fit on this one (`_local_parts`): the same fit, bit for
+    bit, as on one thread (parts fitted while a check waits for the twin, then abandoned, are fitted for nothing, and
+    may warn). Everything after the one frame runs with one thread for every pool (`single_threaded`)."""
     if keep is True and not parts: raise ValueError("keep=True keeps the parts: it cannot go with parts=False.")
     rs = estimator.random_state
     if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
@@ -582,10 +592,14 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
              and (held.any() or keep is True)                   # nothing to compare on
              and complete.sum() >= 2 * min_rows)                # too few rows with every smooth column for two parts
     twins = held.any() and keep == 'auto' and twin  # the one frame's EM twin beside it, where that wins
-    side = twins and tries and fit_threads(base) > 1 and (w > 0).sum() >= _THREAD_ROWS  # the twin on a thread of its own
+    side = (twins and tries and _twin_tried(one, base) and fit_threads(base) > 1
+            and (w > 0).sum() >= _THREAD_ROWS)  # the twin on a thread of its own
     with ExitStack() as stack:
-        if side:  # this thread's block holds the pools' limits while the twin's opens and closes inside it (`single_threaded`)
-            stack.enter_context(single_threaded())
+        stack.enter_context(single_threaded())  # one thread for every pool, as inside RAD.fit, either way; and while
+        # the twin's thread opens and closes its own block inside this one (`single_threaded`, notebook `01a_learn`)
+        if side:
+            stack.enter_context(warnings.catch_warnings())  # the filters as they were, after the threads: a block of
+            # scikit-learn's (`check_array`) on each thread could otherwise leave one of its filters for good
             pool = stack.enter_context(ThreadPoolExecutor(1))  # (leaving it waits for the twin)
         twin_rows = lambda: _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
         rows = (pool.submit(_single_threaded, twin_rows) if side else _done(twin_rows() if twins else one_rows))

@@ -1,6 +1,6 @@
 """The twin beside the parts on two threads (`fit_local`, notebook `03g_local`): the same fit as on one thread."""
 import threading
-import time
+import warnings
 
 import numpy as np
 import pytest
@@ -17,51 +17,102 @@ def _curve(n=600, seed=0):
 
 
 @pytest.fixture
-def slow_twin(monkeypatch):
-    """Threads from any number of rows, and a twin that takes half a second longer, so the parts' checks wait for it;
-    records whether the twin ran on the main thread."""
+def late_twin(monkeypatch):
+    """Threads from any number of rows, and a twin that on a thread of its own ends only once the bounds of two parts
+    are in (after the partition, `with_values` runs on this thread once per part checked), so the checks wait for it;
+    records where the twin ran and how many parts were checked."""
     monkeypatch.setattr(L, '_THREAD_ROWS', 0)
-    ran, inner = [], L._with_twin
-    def twin(*args, **kwargs):
-        ran.append(threading.current_thread() is threading.main_thread())
-        time.sleep(0.5)
-        return inner(*args, **kwargs)
-    monkeypatch.setattr(L, '_with_twin', twin)
-    return ran
+    seen = dict(on_main=[], bounds=0, parted=False)
+    two_in, twin, values, partition = threading.Event(), L._with_twin, L.with_values, L.fit_partition
+    def late(*args, **kwargs):
+        on_main = threading.current_thread() is threading.main_thread()
+        seen['on_main'].append(on_main)
+        if not on_main: assert two_in.wait(60), "the parts' bounds never came in"
+        return twin(*args, **kwargs)
+    def parted(*args, **kwargs):
+        seen['parted'] = True
+        return partition(*args, **kwargs)
+    def counted(*args, **kwargs):
+        if seen['parted'] and threading.current_thread() is threading.main_thread():
+            seen['bounds'] += 1
+            if seen['bounds'] >= 2: two_in.set()
+        return values(*args, **kwargs)
+    monkeypatch.setattr(L, '_with_twin', late)
+    monkeypatch.setattr(L, 'fit_partition', parted)
+    monkeypatch.setattr(L, 'with_values', counted)
+    return seen
 
 
-def _fit(n_jobs, X):
-    return L.fit_local(RAD(random_state=0, n_jobs=n_jobs), X)
+def _fit(n_jobs, X, **kwargs):
+    return L.fit_local(RAD(random_state=0, n_jobs=n_jobs), X, **kwargs)
 
 
-def test_same_fit_on_two_threads(slow_twin):
+def test_same_fit_on_two_threads(late_twin):
     X = _curve()
-    before = [m['num_threads'] for m in threadpool_info()]
-    one, two = _fit(1, X), _fit(2, X)
-    assert slow_twin == [True, False]  # n_jobs=1 on this thread, n_jobs=2 on another
+    before, filters = [m['num_threads'] for m in threadpool_info()], list(warnings.filters)
+    one = _fit(1, X)
+    late_twin['parted'] = False
+    two = _fit(2, X)
+    assert late_twin['on_main'] == [True, False]  # n_jobs=1 on this thread, n_jobs=2 on another
     assert one.parts and one.twin is not None and len(two.parts) == len(one.parts)
     assert list(one.scores.items()) == list(two.scores.items())  # every choice, in the order a single thread makes them
     Z = one.one.encode(X)
     np.testing.assert_array_equal(one.density.logpdf(Z), two.density.logpdf(Z))
     assert [m['num_threads'] for m in threadpool_info()] == before  # the pools' limits restored
+    assert list(warnings.filters) == filters
 
 
-def test_abandoned_parts_the_same_on_two_threads(slow_twin, monkeypatch):
+def test_abandoned_parts_the_same_on_two_threads(late_twin, monkeypatch):
     monkeypatch.setattr(L, '_ABANDON', -1e9)  # every bound "trails": the parts stop at the first check
     X = _curve()
-    one, two = _fit(1, X), _fit(2, X)
+    one = _fit(1, X)
+    assert late_twin['bounds'] == 1  # one thread: stopped at the first part's check
+    late_twin.update(bounds=0, parted=False)
+    two = _fit(2, X)
+    assert late_twin['on_main'] == [True, False] and late_twin['bounds'] > 2  # the checks waited for the twin
     assert 'bound_gain' in one.scores and not one.parts and not two.parts
     assert list(one.scores.items()) == list(two.scores.items())
 
 
-def test_a_small_table_stays_on_one_thread(monkeypatch):
+def test_the_same_through_rad_fit(monkeypatch):
+    monkeypatch.setattr(L, '_THREAD_ROWS', 0)  # the fit's judge refits on folds, each on two threads too
+    X = _curve(400, seed=1)
+    one, two = RAD(random_state=0, n_jobs=1).fit(X), RAD(random_state=0, n_jobs=2).fit(X)
+    assert one.em_frame_ is not None and one.local_
+    assert list(one.local_scores_.items()) == list(two.local_scores_.items())
+    np.testing.assert_array_equal(one.score_samples(X), two.score_samples(X))
+
+
+def test_an_error_in_the_twin_is_raised(monkeypatch):
+    monkeypatch.setattr(L, '_THREAD_ROWS', 0)
+    def broken(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread(): raise RuntimeError('twin broke')
+    monkeypatch.setattr(L, '_with_twin', broken)
+    with pytest.raises(RuntimeError, match='twin broke'): _fit(2, _curve())
+
+
+def _ran_on_main(monkeypatch):
     ran, inner = [], L._with_twin
     def twin(*args, **kwargs):
         ran.append(threading.current_thread() is threading.main_thread())
         return inner(*args, **kwargs)
     monkeypatch.setattr(L, '_with_twin', twin)
+    return ran
+
+
+def test_a_small_table_stays_on_one_thread(monkeypatch):
+    ran = _ran_on_main(monkeypatch)
     _fit(-1, _curve(300))  # fewer rows than `_THREAD_ROWS`
     assert ran == [True]
+
+
+def test_rows_of_weight_zero_do_not_count(monkeypatch):
+    X = _curve(300)
+    monkeypatch.setattr(L, '_THREAD_ROWS', 200)
+    ran = _ran_on_main(monkeypatch)
+    _fit(2, X, sample_weight=np.r_[np.ones(150), np.zeros(150)])  # 150 rows that count: one thread
+    _fit(2, X)  # 300: two
+    assert ran == [True, False]
 
 
 @pytest.mark.parametrize('n_jobs', [0, 1.5, True, '2'])
@@ -71,7 +122,9 @@ def test_n_jobs_refused(n_jobs):
 
 
 def test_fit_threads_reads_n_jobs_as_joblib():
-    from joblib import cpu_count, parallel_config
+    from joblib import Parallel, cpu_count, delayed, parallel_config
     assert L.fit_threads(RAD(n_jobs=1)) == 1 and L.fit_threads(RAD(n_jobs=None)) == 1
     assert L.fit_threads(RAD(n_jobs=-1)) == cpu_count() and L.fit_threads(object()) == 1
     with parallel_config(n_jobs=2): assert L.fit_threads(RAD(n_jobs=None)) == 2
+    inside = Parallel(n_jobs=2, prefer='threads')(delayed(L.fit_threads)(RAD(n_jobs=-1)) for _ in range(2))
+    assert inside == [1, 1]  # a grid search's workers share the cores already
