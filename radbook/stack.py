@@ -21,7 +21,7 @@ __all__ = ['OutOfFold', 'Kept', 'kept_steps', 'cross_fitted_rows', 'fit_by_em', 
 # %% ../nbs/03k_stack.ipynb #a05d0f28
 _CROSS_FOLDS = 3  # the cross-fitted judge's folds ...
 _TWO_FOLD_ROWS = 500  # ... two from this many rows of positive weight (`judge_folds`)
-_CROSS_WORK = 20_000  # the cross-fitted judge runs where the table's pairs of columns times its rows are at most this
+_CROSS_WORK = 100_000  # the cross-fitted judge runs where the table's pairs of columns times its rows are at most this
 _FOLD_PATIENCE = 4  # a fold's Radon solves stop after RAD's `patience` over this many iterations without a gain (at 2,
 # on 11 tables of `benchmarks/peers.py` and `unseen_tables.py` the same scores within 0.001, 8 to 14% less fit time,
 # measured at RAD's patience of 100; at 4 and RAD's 50, 12 iterations, on 15 tables where the judge runs the same
