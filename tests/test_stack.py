@@ -84,9 +84,11 @@ def test_gaussian_frames_sized_by_bic_join_where_the_rows_out_of_fold_want_them(
 
 
 def test_a_wide_table_is_judged_on_held_out_rows():
-    # twenty columns, 240 rows a fit: 190 pairs times 300 rows is past the cross-fitted judge's budget
+    # thirty columns, 300 rows: 435 pairs times 300 rows is past the cross-fitted judge's budget (`_CROSS_WORK`)
+    from radbook.stack import _CROSS_WORK
     rng = np.random.default_rng(0)
-    X = np.column_stack([rng.laplace(size=300) for _ in range(12)] + [rng.uniform(size=300) for _ in range(8)])
+    X = np.column_stack([rng.laplace(size=300) for _ in range(18)] + [rng.uniform(size=300) for _ in range(12)])
+    assert 435 * 300 > _CROSS_WORK
     rad = RAD(random_state=0).fit(X)
     assert rad.kernel_judge_ == 'held-out' and rad.kernel_ is None and rad.em_fit_ is None and rad.gaussian_bic_ is None
 
