@@ -83,6 +83,17 @@ def test_gaussian_frames_sized_by_bic_join_where_the_rows_out_of_fold_want_them(
     np.testing.assert_array_equal(again.score_samples(fresh), rad.score_samples(fresh))
 
 
+def test_a_table_within_the_judges_bound_is_judged_out_of_fold():
+    # 28 pairs times 800 rows: 22,400, past the 20,000 of earlier versions and within `_CROSS_WORK`
+    from radbook.stack import _CROSS_WORK
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=800)
+    X = np.column_stack([z + 0.3 * rng.normal(size=800) for _ in range(4)] + [rng.laplace(size=800) for _ in range(4)])
+    assert 20_000 < 28 * 800 <= _CROSS_WORK
+    rad = RAD(random_state=0).fit(X)
+    assert rad.kernel_judge_ == 'cross-fitted'
+
+
 def test_a_wide_table_is_judged_on_held_out_rows():
     # thirty columns, 300 rows: 435 pairs times 300 rows is past the cross-fitted judge's budget (`_CROSS_WORK`)
     from radbook.stack import _CROSS_WORK

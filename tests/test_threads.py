@@ -22,12 +22,15 @@ def late_twin(monkeypatch):
     are in (after the partition, `with_values` runs on this thread once per part checked), so the checks wait for it;
     records where the twin ran and how many parts were checked."""
     monkeypatch.setattr(L, '_THREAD_ROWS', 0)
-    seen = dict(on_main=[], bounds=0, parted=False)
-    two_in, twin, values, partition = threading.Event(), L._with_twin, L.with_values, L.fit_partition
+    seen = dict(on_main=[])
+    def reset():  # before each fit
+        seen.update(bounds=0, parted=False, two_in=threading.Event())
+    reset(); seen['reset'] = reset
+    twin, values, partition = L._with_twin, L.with_values, L.fit_partition
     def late(*args, **kwargs):
         on_main = threading.current_thread() is threading.main_thread()
         seen['on_main'].append(on_main)
-        if not on_main: assert two_in.wait(60), "the parts' bounds never came in"
+        if not on_main: assert seen['two_in'].wait(60), "the parts' bounds never came in"
         return twin(*args, **kwargs)
     def parted(*args, **kwargs):
         seen['parted'] = True
@@ -35,7 +38,7 @@ def late_twin(monkeypatch):
     def counted(*args, **kwargs):
         if seen['parted'] and threading.current_thread() is threading.main_thread():
             seen['bounds'] += 1
-            if seen['bounds'] >= 2: two_in.set()
+            if seen['bounds'] >= 2: seen['two_in'].set()
         return values(*args, **kwargs)
     monkeypatch.setattr(L, '_with_twin', late)
     monkeypatch.setattr(L, 'fit_partition', parted)
@@ -51,9 +54,10 @@ def test_same_fit_on_two_threads(late_twin):
     X = _curve()
     before, filters = [m['num_threads'] for m in threadpool_info()], list(warnings.filters)
     one = _fit(1, X)
-    late_twin['parted'] = False
+    late_twin['reset']()
     two = _fit(2, X)
     assert late_twin['on_main'] == [True, False]  # n_jobs=1 on this thread, n_jobs=2 on another
+    assert late_twin['bounds'] >= 2  # the twin ended only after two parts' bounds were in
     assert one.parts and one.twin is not None and len(two.parts) == len(one.parts)
     assert list(one.scores.items()) == list(two.scores.items())  # every choice, in the order a single thread makes them
     Z = one.one.encode(X)
@@ -67,7 +71,7 @@ def test_abandoned_parts_the_same_on_two_threads(late_twin, monkeypatch):
     X = _curve()
     one = _fit(1, X)
     assert late_twin['bounds'] == 1  # one thread: stopped at the first part's check
-    late_twin.update(bounds=0, parted=False)
+    late_twin['reset']()
     two = _fit(2, X)
     assert late_twin['on_main'] == [True, False] and late_twin['bounds'] > 2  # the checks waited for the twin
     assert 'bound_gain' in one.scores and not one.parts and not two.parts
@@ -77,7 +81,10 @@ def test_abandoned_parts_the_same_on_two_threads(late_twin, monkeypatch):
 def test_the_same_through_rad_fit(monkeypatch):
     monkeypatch.setattr(L, '_THREAD_ROWS', 0)  # the fit's judge refits on folds, each on two threads too
     X = _curve(400, seed=1)
-    one, two = RAD(random_state=0, n_jobs=1).fit(X), RAD(random_state=0, n_jobs=2).fit(X)
+    one = RAD(random_state=0, n_jobs=1).fit(X)
+    ran = _ran_on_main(monkeypatch)
+    two = RAD(random_state=0, n_jobs=2).fit(X)
+    assert ran and not ran[0]  # the fit's twin on a thread of its own
     assert one.em_frame_ is not None and one.local_
     assert list(one.local_scores_.items()) == list(two.local_scores_.items())
     np.testing.assert_array_equal(one.score_samples(X), two.score_samples(X))
