@@ -148,7 +148,8 @@ def draw_unseen(Z, dictionaries, columns=None, n_seen: float = 1.0, pseudo_count
     return Z
 
 # %% ../nbs/03e_density.ipynb #05bb4c2d
-def _read_unseen(Z, raw, dictionaries, columns, n_seen, unseen, name, normalised: bool = True, warn: bool = True) -> tuple:
+def _read_unseen(Z, raw, dictionaries, columns, n_seen, unseen, name, normalised: bool = True,
+                 warn: bool = True) -> tuple:
     """`(Z, extra, impossible)`: rows `Z` (read from `raw`, the array or DataFrame given) snapped onto the point masses
     (`snap_discrete`), and `unseen_terms` of their values never seen in fit, with a warning that names the first such
     column (`name(n)`) and value (none with `warn=False`: a choice made inside a fit, whose own scoring warns). `n_seen`
@@ -229,7 +230,8 @@ class TableDensityMixin:
 
     def _unseen(self, X, normalised: bool = True, warn: bool = True) -> tuple:
         """Rows read (`_table`), snapped onto the point masses, and `unseen_terms` of their values never seen in fit, with
-        a warning unless `warn=False`; with `normalised=False` the seen values keep all of their probability (`unseen_terms`)."""
+        a warning unless `warn=False`; with `normalised=False` the seen values keep all of their probability
+        (`unseen_terms`)."""
         return _read_unseen(self._table(X, reset=False), X, self.dictionaries_, self._columns, seen_weight(self),
                             getattr(self, 'unseen', 1.0), self._feature_name, normalised, warn)
 

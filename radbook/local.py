@@ -520,7 +520,8 @@ def fit_threads(estimator) -> int:
     return effective_n_jobs(getattr(estimator, 'n_jobs', 1))
 
 def _twin_tried(one, base) -> bool:
-    "Whether `_with_twin` fits a twin beside the fitted one frame `one` (from `base`): it is a Radon fit and the EM allows the settings."
+    """Whether `_with_twin` fits a twin beside the fitted one frame `one` (from `base`): it is a Radon fit and the EM
+    allows the settings."""
     return getattr(one, 'solver_', getattr(base, 'solver', 'radon')) == 'radon' and _em_allowed(base)
 
 def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID, part_params=None,
@@ -553,10 +554,11 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     leaves the twin untried and `parts=False` the partition (the cross-fitted judge's folds skip what the fit they
     judge did not keep, notebook `03k_stack`). A `random_state` of None or a RandomState gives one seed, drawn once
     (advancing it), so every clone holds out the same rows. Where the estimator's `n_jobs` allows two threads
-    (`fit_threads`), both the twin and the parts are tried, and the table has at least `_THREAD_ROWS` rows of positive weight, the twin fits
-    on a thread of its own while the partition and the parts fit on this one (`_local_parts`): the same fit, bit for
-    bit, as on one thread (parts fitted while a check waits for the twin, then abandoned, are fitted for nothing, and
-    may warn). Everything after the one frame (and its climb) runs with one thread for every pool (`single_threaded`)."""
+    (`fit_threads`), both the twin and the parts are tried, and the table has at least `_THREAD_ROWS` rows of positive
+    weight, the twin fits on a thread of its own while the partition and the parts fit on this one (`_local_parts`):
+    the same fit, bit for bit, as on one thread (parts fitted while a check waits for the twin, then abandoned, are
+    fitted for nothing, and may warn). Everything after the one frame (and its climb) runs with one thread for every
+    pool (`single_threaded`)."""
     if keep is True and not parts: raise ValueError("keep=True keeps the parts: it cannot go with parts=False.")
     rs = estimator.random_state
     if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
@@ -615,7 +617,8 @@ def _done(value) -> Future:
     return f
 
 def _single_threaded(f):
-    "`f()` with one thread for every thread pool (`single_threaded`): a worker's own block, inside its fit's (notebook `01a_learn`)."
+    """`f()` with one thread for every thread pool (`single_threaded`): a worker's own block, inside its fit's
+    (notebook `01a_learn`)."""
     with single_threaded(): return f()
 
 def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_parts, part_params, min_rows, rs, many,
