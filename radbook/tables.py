@@ -115,6 +115,9 @@ _TEXT_CATEGORIES = 16  # a text column with more distinct values is checked for 
 
 def _column_spec(name, col):
     import pandas as pd
+    if pd.api.types.is_complex_dtype(col.dtype):
+        raise ValueError(f"Column {name!r} holds complex numbers ({col.dtype}): RAD's densities are over real values; "
+                         f"pass the real and imaginary parts as two columns (np.real, np.imag).")
     if isinstance(col.dtype, pd.CategoricalDtype): return ColumnSpec(name, 'category', col.dtype, list(col.cat.categories))
     if pd.api.types.is_bool_dtype(col.dtype): return ColumnSpec(name, 'bool', col.dtype)
     if pd.api.types.is_numeric_dtype(col.dtype): return ColumnSpec(name, 'number', col.dtype)
@@ -132,7 +135,10 @@ def _column_spec(name, col):
 def encode_frame(frame, specs=None) -> tuple:
     "`(X, specs)`: the frame as a float array (categories as codes, booleans as 0/1) and its columns' specs (given `specs`, encode the same way)."
     import pandas as pd
-    if specs is None: specs = [_column_spec(name, frame[name]) for name in frame.columns]
+    if specs is None:
+        twice = pd.Index(frame.columns)[pd.Index(frame.columns).duplicated()].unique().tolist()
+        if twice: raise ValueError(f"X has more than one column named {', '.join(map(repr, twice))}: give every column a name of its own.")
+        specs = [_column_spec(name, frame.iloc[:, n]) for n, name in enumerate(frame.columns)]
     elif len(specs) != frame.shape[1]:
         raise ValueError(f"X has {frame.shape[1]} columns, but the model was fitted on {len(specs)}.")
     X = np.empty(frame.shape, dtype=float)
@@ -152,7 +158,7 @@ def encode_frame(frame, specs=None) -> tuple:
 def decode_frame(X, specs):
     """The float array `X` (e.g. samples) as a data frame with the columns, dtypes and categories of `specs`: pandas'
     nullable dtypes (`Int64`, `UInt8`, `Float32`, `boolean`, ...) and ordered categories included; integers are rounded
-    and held to their dtype's range."""
+    and held to their dtype's range, periods to whole periods."""
     import pandas as pd
     out = {}
     for n, spec in enumerate(specs):
@@ -165,6 +171,8 @@ def decode_frame(X, specs):
         elif pd.api.types.is_integer_dtype(spec.dtype):
             info = np.iinfo(getattr(spec.dtype, 'numpy_dtype', spec.dtype))
             out[spec.name] = pd.Series(np.clip(np.rint(x), info.min, info.max)).astype(spec.dtype)
+        elif isinstance(spec.dtype, pd.PeriodDtype):  # periods since 1970, whole ones
+            out[spec.name] = pd.Series(pd.arrays.PeriodArray(np.rint(x).astype('int64'), dtype=spec.dtype))
         else: out[spec.name] = pd.Series(x).astype(spec.dtype)
     return pd.DataFrame(out)
 
