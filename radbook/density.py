@@ -246,7 +246,8 @@ class TableDensityMixin:
         column and the value; a value with no unseen mass (a non-integer value of an integer column, a boolean's third
         value, or `unseen=None`) gets -inf, with that warning. A row with every entry missing scores 0.0: the log of the
         marginal over no columns, probability 1. A row that misses some but not all of the columns a fitted map
-        whitens together has no exact density: refused, naming the columns and the map (`_whole_rows`)."""
+        whitens together has no exact density: refused, naming the columns, the map and the settings that serve it
+        (`_whole_rows`): for RAD, `own_axis` naming the columns the row misses keeps them out of every rotation."""
         check_is_fitted(self)
         if is_dask_array(X):
             return _dask_rows(X).map_blocks(self.score_samples, drop_axis=1, dtype=float)
@@ -338,14 +339,21 @@ class TableDensityMixin:
         """Refuse `features` that hold some but not all of the columns a fitted shape whitens together (`shape_.group`,
         or in local frames a part's, `parts_`, or the one frame's kept beside them, `global_`, its EM twin,
         `em_frame_`, or Gaussian frames, `gaussian_` or `gaussian_bic_`, or kernel frames, `kernel_`, or RAD at rank one,
-        `independent_`; or RAD fitted by its EM beside them, `em_fit_`), naming them: their density has no exact form."""
+        `independent_`; or RAD fitted by its EM beside them, `em_fit_`), naming them: their density has no exact form.
+        Where the estimator has RAD's `own_axis`, the message names the setting that serves the request and keeps the
+        rest of the rotation: `own_axis` naming the fewer of the group's columns asked for and left out (for a row,
+        those it misses; for a marginal of one rotated column, that column)."""
         for fit, why in self._whitening_fits():
             group = self._fitted_columns(getattr(getattr(fit, 'shape_', None), 'group', ()))
             inside = [int(g) for g in group if int(g) in features]
             if inside and len(inside) < len(group):
                 name = lambda ns: ', '.join(self._feature_name(int(n)) for n in ns)
+                fewer = min(inside, [int(g) for g in group if int(g) not in inside], key=len)
+                own = (f"fit with own_axis=[{name(fewer)}] (a column named there is whitened with no other, so rows "
+                       "missing it, and marginals with or without it, stay exact), or with " if 'own_axis' in self.get_params(deep=False)
+                       else "fit with ")
                 raise ValueError(f"{what} over {name(features)} holds {name(inside)} but not all of the columns whitened together "
-                                 f"({name(group)}; {why}): it has no exact form. Ask for all of them or none, or fit with "
+                                 f"({name(group)}; {why}): it has no exact form. Ask for all of them or none, or {own}"
                                  "local=False and shape='columns' (per-column maps keep every marginal and conditional exact) "
                                  "or shape=None.")
 

@@ -68,8 +68,15 @@ def test_missing_entries_exact_per_column_and_refused_in_a_split_group(skewed):
                                          r"over .* holds .* but not all of the columns whitened together \(.*shape='whiten' "
                                          r"whitened them"):
         white.score_samples(Z)
+    with pytest.raises(ValueError, match=r"or fit with own_axis=\[1\] \(a column named there is whitened with no other"):
+        white.score_samples(Z)  # the first row misses column 1 of the group (and column 3, which no map mixes)
     with pytest.raises(ValueError, match="shape='columns'"):
         white.marginal([0, 3])
+    with pytest.raises(ValueError, match=r"own_axis=\[0\]"):
+        white.marginal([0, 3])  # of the group, column 0 asked for and two left out: the fewer named
+    kept = RAD(shape='whiten', own_axis=[1], **QUICK).fit(X)  # as the message says: the rest still whitened together
+    assert kept.shape_.group.tolist() == [0, 2]
+    assert np.isfinite(kept.score_samples(Z)).all()
     assert np.isfinite(white.marginal([0, 1, 2]).logpdf(Y[:5, :3])).all()
     assert np.isfinite(white.conditional({3: 1.0}).logpdf(Y[:5, :3])).all()
 
