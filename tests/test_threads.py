@@ -135,3 +135,24 @@ def test_fit_threads_reads_n_jobs_as_joblib():
     with parallel_config(n_jobs=2): assert L.fit_threads(RAD(n_jobs=None)) == 2
     inside = Parallel(n_jobs=2, prefer='threads')(delayed(L.fit_threads)(RAD(n_jobs=-1)) for _ in range(2))
     assert inside == [1, 1]  # a grid search's workers share the cores already
+
+
+def test_a_rad_pickled_before_n_jobs_unpickles_with_its_default():
+    "A RAD pickled by a radbook that had no `n_jobs` (its state lacks it): it takes the default and fits and serves as before."
+    import pickle
+    X = np.random.default_rng(0).normal(size=(200, 3)) @ [[1, .5, 0], [0, 1, .5], [0, 0, 1]]
+    rad = RAD(local=False, n_init=2, random_state=0).fit(X)
+    old = copy_without(rad, 'n_jobs')
+    back = pickle.loads(pickle.dumps(old))
+    assert back.n_jobs == -1 and back.get_params()['n_jobs'] == -1
+    np.testing.assert_array_equal(back.score_samples(X[:10]), rad.score_samples(X[:10]))
+    np.testing.assert_array_equal(back.fit(X).score_samples(X[:10]), rad.score_samples(X[:10]))
+
+
+def copy_without(est, name):
+    "A copy of `est` whose state lacks the attribute `name`, as an older version pickled it."
+    import copy
+    old = copy.copy(est)
+    del old.__dict__[name]
+    with pytest.raises(AttributeError): old.get_params()  # what such a pickle did before `__setstate__` filled it in
+    return old
