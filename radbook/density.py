@@ -23,7 +23,7 @@ def read_table(X, estimator=None) -> tuple:
     """`(Z, columns)`: the table `X` (array-like or DataFrame, at least 2 rows and 2 columns) as a float array, NaN where
     missing, and its columns' `ColumnSpec`s (None for an array); `estimator` names the caller in scikit-learn's messages."""
     Z, columns = encode_frame(X) if is_frame(X) else (X, None)
-    with _text_hint(Z):
+    with _text_hint(Z), _infinite_hint(Z, None if columns is None else [c.name for c in columns]):
         return check_array(Z, dtype=np.float64, ensure_min_samples=2, ensure_min_features=2, ensure_all_finite='allow-nan',
                            estimator=estimator), columns
 
@@ -36,6 +36,26 @@ def _text_hint(X):
         raise ValueError(f"{e}: X is a numpy array of objects that holds text (a ColumnTransformer's output, say). Pass a "
                          "DataFrame instead, e.g. with set_output(transform='pandas'): its text columns then become "
                          "categorical columns.") from None
+
+@contextmanager
+def _infinite_hint(X, names=None):
+    """scikit-learn's ValueError for infinite entries of `X` (coded rows; `names` its columns' names, or None) gets the
+    columns that hold them, how many rows, and what to do: a density over the real line has no mass at infinity (an
+    open interval's end, `drc`'s `germination`, say)."""
+    try: yield
+    except ValueError as e:
+        if 'infinity' not in str(e): raise
+        try: Z = np.asarray(X, dtype=float)
+        except (TypeError, ValueError, OverflowError): raise e from None
+        if Z.ndim != 2: raise
+        where = np.isinf(Z)
+        rows = lambda k: f"{k} row{'s' if k != 1 else ''}"
+        said = [f"{feature_label(names, n)} ({rows(int(where[:, n].sum()))})" for n in np.flatnonzero(where.any(axis=0))]
+        if not said: raise
+        raise ValueError(f"{e} Infinite entries in column{'s' if len(said) > 1 else ''} {', '.join(said)}: RAD's "
+                         "densities are over finite values. "
+                         "Replace them with NaN to treat them as missing (integrated out, in fit and in score), or with "
+                         "a finite value.") from None
 
 # %% ../nbs/03e_density.ipynb #6792fb24
 def unseen_share(values, kind=None):
@@ -200,10 +220,12 @@ class TableDensityMixin:
             return Z
         finite = 'allow-nan' if self.__sklearn_tags__().input_tags.allow_nan else True  # NaN is missing where the fit allows it
         if not is_frame(X):
-            with _text_hint(X): return validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=finite)
+            with _text_hint(X), _infinite_hint(X, getattr(self, 'feature_names_in_', None)): return validate_data(self, X, dtype=np.float64, reset=False,
+                                                                        ensure_all_finite=finite)
         _check_feature_names(self, X, reset=False)
         Z = encode_frame(X, self._columns)[0] if self._columns is not None else np.asarray(X, dtype=np.float64)
-        Z = check_array(Z, dtype=np.float64, ensure_all_finite=finite)
+        with _infinite_hint(Z, [c.name for c in self._columns] if self._columns is not None else None):
+            Z = check_array(Z, dtype=np.float64, ensure_all_finite=finite)
         _check_n_features(self, Z, reset=False)
         return Z
 
