@@ -49,6 +49,7 @@ def _infinite_hint(X, names=None):
         except (TypeError, ValueError, OverflowError): raise e from None
         if Z.ndim != 2: raise
         where = np.isinf(Z)
+        if names is not None and len(names) != Z.shape[1]: names = None  # (another width: scikit-learn says so next)
         rows = lambda k: f"{k} row{'s' if k != 1 else ''}"
         said = [f"{feature_label(names, n)} ({rows(int(where[:, n].sum()))})" for n in np.flatnonzero(where.any(axis=0))]
         if not said: raise
@@ -289,8 +290,13 @@ class TableDensityMixin:
         for g in groups: split |= seen[:, g].any(axis=1) & ~seen[:, g].all(axis=1)
         if split.any():
             first = int(np.flatnonzero(split)[0])
+            missed = set()  # every column a refused row misses of a group it splits, over every fit: `own_axis` for all
+            for g in groups:
+                rows = seen[:, g].any(axis=1) & ~seen[:, g].all(axis=1)
+                missed |= {int(n) for n in g[(~seen[np.ix_(rows, g)]).any(axis=0)]}
             self._whole_group([int(n) for n in np.flatnonzero(seen[first])],
-                              f"{int(split.sum())} row(s) miss part of a whitened group; the density of the first, observed")
+                              f"{int(split.sum())} row(s) miss part of a whitened group; the density of the first, observed",
+                              own=sorted(missed))
 
     def score(self, X, y=None):
         """Mean log density of the rows of `X` (as `GaussianMixture.score`); `y` is ignored."""
@@ -357,27 +363,35 @@ class TableDensityMixin:
         kept = getattr(self, 'kept_columns_', None)
         return [int(g) for g in group] if kept is None else [int(kept[int(g)]) for g in group]
 
-    def _whole_group(self, features, what: str):
+    def _whole_group(self, features, what: str, own=None):
         """Refuse `features` that hold some but not all of the columns a fitted shape whitens together (`shape_.group`,
         or in local frames a part's, `parts_`, or the one frame's kept beside them, `global_`, its EM twin,
         `em_frame_`, or Gaussian frames, `gaussian_` or `gaussian_bic_`, or kernel frames, `kernel_`, or RAD at rank one,
         `independent_`; or RAD fitted by its EM beside them, `em_fit_`), naming them: their density has no exact form.
         Where the estimator has RAD's `own_axis`, the message names the setting that serves the request and keeps the
-        rest of the rotation: `own_axis` naming the fewer of the group's columns asked for and left out (for a row,
-        those it misses; for a marginal of one rotated column, that column)."""
+        rest of the rotation: `own_axis` naming `own` (`_whole_rows`: every column a refused row misses of a group it
+        splits), or else, over every fit whose group the request splits, the fewer of those groups' columns asked for
+        and left out (a marginal of one rotated column: that column). Refitted so, no map mixes a named column with
+        another, and every group left is whole in the request or absent from it."""
+        name = lambda ns: ', '.join(self._feature_name(int(n)) for n in ns)
+        split = []  # (why, group, inside) of every fit whose group the request splits, the first named
         for fit, why in self._whitening_fits():
             group = self._fitted_columns(getattr(getattr(fit, 'shape_', None), 'group', ()))
             inside = [int(g) for g in group if int(g) in features]
-            if inside and len(inside) < len(group):
-                name = lambda ns: ', '.join(self._feature_name(int(n)) for n in ns)
-                fewer = min(inside, [int(g) for g in group if int(g) not in inside], key=len)
-                own = (f"fit with own_axis=[{name(fewer)}] (a column named there is whitened with no other, so rows "
-                       "missing it, and marginals with or without it, stay exact), or with " if 'own_axis' in self.get_params(deep=False)
-                       else "fit with ")
-                raise ValueError(f"{what} over {name(features)} holds {name(inside)} but not all of the columns whitened together "
-                                 f"({name(group)}; {why}): it has no exact form. Ask for all of them or none, or {own}"
-                                 "local=False and shape='columns' (per-column maps keep every marginal and conditional exact) "
-                                 "or shape=None.")
+            if inside and len(inside) < len(group): split.append((why, group, inside))
+        if split:
+            why, group, inside = split[0]
+            if own is None:
+                asked = sorted({n for _, _, i in split for n in i})
+                left = sorted({int(n) for _, g, i in split for n in g if int(n) not in i})
+                own = min(asked, left, key=len)
+            clause = (f"fit with own_axis=[{name(own)}] (a column named there is whitened with no other, so rows "
+                      "missing it, and marginals with or without it, stay exact), or with " if hasattr(self, 'own_axis')
+                      else "fit with ")
+            raise ValueError(f"{what} over {name(features)} holds {name(inside)} but not all of the columns whitened together "
+                             f"({name(group)}; {why}): it has no exact form. Ask for all of them or none, or {clause}"
+                             "local=False and shape='columns' (per-column maps keep every marginal and conditional exact) "
+                             "or shape=None.")
 
     def _whitening_fits(self) -> list:
         "`(fit, why)` for each fit in the density whose `shape_` may whiten columns together, and how to name it."

@@ -187,9 +187,9 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         return tags
 
     def __setstate__(self, state):
-        """Unpickling (scikit-learn's, which warns across its versions); an estimator pickled by an earlier radbook
-        lacks the parameters added since (`n_jobs`, say): they take their defaults, so `get_params`, `clone` and `fit`
-        work, and the fitted density serves as it did."""
+        """Unpickling, as scikit-learn's `BaseEstimator` does it; a RAD or JUPAD pickled by an earlier radbook lacks the
+        parameters added since (`n_jobs`, say): they take their defaults, so `get_params`, `clone` and `fit` work, and the
+        fitted density serves as it did."""
         super().__setstate__(state)
         for name, p in inspect.signature(type(self).__init__).parameters.items():
             if p.default is not inspect.Parameter.empty and name not in self.__dict__: setattr(self, name, p.default)

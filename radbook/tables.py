@@ -113,11 +113,14 @@ def is_frame(X) -> bool:
 
 _TEXT_CATEGORIES = 16  # a text column with more distinct values is checked for numbers stored as text
 
+def _complex(name, dtype) -> ValueError:
+    "The refusal of a column of complex numbers."
+    return ValueError(f"Column {name!r} holds complex numbers ({dtype}): RAD's densities are over real values; pass the "
+                      "real and imaginary parts as two columns (np.real, np.imag).")
+
 def _column_spec(name, col):
     import pandas as pd
-    if pd.api.types.is_complex_dtype(col.dtype):
-        raise ValueError(f"Column {name!r} holds complex numbers ({col.dtype}): RAD's densities are over real values; "
-                         f"pass the real and imaginary parts as two columns (np.real, np.imag).")
+    if pd.api.types.is_complex_dtype(col.dtype): raise _complex(name, col.dtype)
     if isinstance(col.dtype, pd.CategoricalDtype): return ColumnSpec(name, 'category', col.dtype, list(col.cat.categories))
     if pd.api.types.is_bool_dtype(col.dtype): return ColumnSpec(name, 'bool', col.dtype)
     if pd.api.types.is_numeric_dtype(col.dtype): return ColumnSpec(name, 'number', col.dtype)
@@ -150,9 +153,12 @@ def encode_frame(frame, specs=None) -> tuple:
         elif spec.kind == 'bool':
             X[:, n] = col.astype(float).to_numpy()
         else:
-            try: X[:, n] = pd.to_numeric(col).astype(float).to_numpy(dtype=float, na_value=np.nan)
+            try: values = pd.to_numeric(col)
             except (TypeError, ValueError) as e:
                 raise ValueError(f"Column {spec.name!r} was numeric in fit but holds {col.dtype} values now: {e}") from None
+            if pd.api.types.is_complex_dtype(values.dtype): raise _complex(spec.name, values.dtype)  # (text or objects too)
+            X[:, n] = values.astype(float).to_numpy(dtype=float, na_value=np.nan)
+            X[col.isna().to_numpy(), n] = np.nan  # a missing date or period (NaT), which to_numeric reads as a number
     return X, specs
 
 def decode_frame(X, specs):
@@ -171,8 +177,9 @@ def decode_frame(X, specs):
         elif pd.api.types.is_integer_dtype(spec.dtype):
             info = np.iinfo(getattr(spec.dtype, 'numpy_dtype', spec.dtype))
             out[spec.name] = pd.Series(np.clip(np.rint(x), info.min, info.max)).astype(spec.dtype)
-        elif isinstance(spec.dtype, pd.PeriodDtype):  # periods since 1970, whole ones
-            out[spec.name] = pd.Series(pd.arrays.PeriodArray(np.rint(x).astype('int64'), dtype=spec.dtype))
+        elif isinstance(spec.dtype, pd.PeriodDtype):  # periods since 1970, whole ones (NaN: NaT, int64's least)
+            ordinals = np.where(np.isfinite(x), np.rint(np.clip(x, -2.0 ** 62, 2.0 ** 62)), np.iinfo(np.int64).min)
+            out[spec.name] = pd.Series(pd.arrays.PeriodArray(ordinals.astype('int64'), dtype=spec.dtype))
         else: out[spec.name] = pd.Series(x).astype(spec.dtype)
     return pd.DataFrame(out)
 

@@ -77,6 +77,11 @@ def test_missing_entries_exact_per_column_and_refused_in_a_split_group(skewed):
     kept = RAD(shape='whiten', own_axis=[1], **QUICK).fit(X)  # as the message says: the rest still whitened together
     assert kept.shape_.group.tolist() == [0, 2]
     assert np.isfinite(kept.score_samples(Z)).all()
+    W = Y[:4].copy(); W[0, 1] = W[1, 2] = np.nan; W[2, [0, 2]] = np.nan  # rows missing different parts of the group
+    with pytest.raises(ValueError, match=r"3 row\(s\) .* own_axis=\[0, 1, 2\]"):
+        white.score_samples(W)  # every column some refused row misses: one refit serves them all
+    with pytest.raises(ValueError, match=r"own_axis=\[0, 2\]"):
+        white.score_samples(W[2:3])  # a row missing two of the three: those two, not the one it holds
     assert np.isfinite(white.marginal([0, 1, 2]).logpdf(Y[:5, :3])).all()
     assert np.isfinite(white.conditional({3: 1.0}).logpdf(Y[:5, :3])).all()
 
