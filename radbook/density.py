@@ -49,7 +49,7 @@ def _infinite_hint(X, names=None):
         except (TypeError, ValueError, OverflowError): raise e from None
         if Z.ndim != 2: raise
         where = np.isinf(Z)
-        if names is not None and len(names) != Z.shape[1]: names = None  # (another width: scikit-learn says so next)
+        if names is not None and len(names) != Z.shape[1]: names = None  # another width than the fit's: by position
         rows = lambda k: f"{k} row{'s' if k != 1 else ''}"
         said = [f"{feature_label(names, n)} ({rows(int(where[:, n].sum()))})" for n in np.flatnonzero(where.any(axis=0))]
         if not said: raise
@@ -372,7 +372,8 @@ class TableDensityMixin:
         rest of the rotation: `own_axis` naming `own` (`_whole_rows`: every column a refused row misses of a group it
         splits), or else, over every fit whose group the request splits, the fewer of those groups' columns asked for
         and left out (a marginal of one rotated column: that column). Refitted so, no map mixes a named column with
-        another, and every group left is whole in the request or absent from it."""
+        another, and every group the fits had is left whole in the request or absent from it (a refit that keeps a fit
+        the first did not, a local part whitening a column none whitened before, may need more)."""
         name = lambda ns: ', '.join(self._feature_name(int(n)) for n in ns)
         split = []  # (why, group, inside) of every fit whose group the request splits, the first named
         for fit, why in self._whitening_fits():
