@@ -221,8 +221,8 @@ class TableDensityMixin:
             return Z
         finite = 'allow-nan' if self.__sklearn_tags__().input_tags.allow_nan else True  # NaN is missing where the fit allows it
         if not is_frame(X):
-            with _text_hint(X), _infinite_hint(X, getattr(self, 'feature_names_in_', None)): return validate_data(self, X, dtype=np.float64, reset=False,
-                                                                        ensure_all_finite=finite)
+            with _text_hint(X), _infinite_hint(X, getattr(self, 'feature_names_in_', None)):
+                return validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=finite)
         _check_feature_names(self, X, reset=False)
         Z = encode_frame(X, self._columns)[0] if self._columns is not None else np.asarray(X, dtype=np.float64)
         with _infinite_hint(Z, [c.name for c in self._columns] if self._columns is not None else None):

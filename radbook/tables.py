@@ -140,7 +140,8 @@ def encode_frame(frame, specs=None) -> tuple:
     import pandas as pd
     if specs is None:
         twice = pd.Index(frame.columns)[pd.Index(frame.columns).duplicated()].unique().tolist()
-        if twice: raise ValueError(f"X has more than one column named {', '.join(map(repr, twice))}: give every column a name of its own.")
+        if twice: raise ValueError(f"X has more than one column named {', '.join(map(repr, twice))}: give every column a "
+                                   "name of its own.")
         specs = [_column_spec(name, frame.iloc[:, n]) for n, name in enumerate(frame.columns)]
     elif len(specs) != frame.shape[1]:
         raise ValueError(f"X has {frame.shape[1]} columns, but the model was fitted on {len(specs)}.")
