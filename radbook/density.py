@@ -4,6 +4,7 @@
 
 # %% ../nbs/03e_density.ipynb #5f77e80b
 from __future__ import annotations
+import inspect
 import numbers
 import warnings
 from contextlib import contextmanager
@@ -211,6 +212,16 @@ class TableDensityMixin:
     conditionals and samples. Shared by RAD, JUPAD and DictionaryEM; `_table(X, reset=True)` in `fit` records the
     table's columns."""
     _columns = None  # the fitted table's ColumnSpecs; None for an array
+
+    def __setstate__(self, state):
+        """Unpickling, as scikit-learn's `BaseEstimator` does it; an estimator pickled by an earlier radbook lacks the
+        parameters added since (RAD's `n_jobs`, say): they take their defaults, so `get_params`, `clone` and `fit` work,
+        and the fitted density serves as it did."""
+        unpickle = getattr(super(), '__setstate__', None)
+        if unpickle is not None: unpickle(state)
+        else: self.__dict__.update(state)
+        for name, p in inspect.signature(type(self).__init__).parameters.items():
+            if p.default is not inspect.Parameter.empty and name not in self.__dict__: setattr(self, name, p.default)
 
     def _table(self, X, reset: bool) -> np.ndarray:
         "`X` as a float array (`read_table`): in fit (`reset`) the table's columns, names and width are recorded; after, checked."

@@ -6,7 +6,6 @@
 from __future__ import annotations
 import copy
 import importlib
-import inspect
 import numbers
 import time
 import warnings
@@ -185,14 +184,6 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # a missing entry is integrated out, in fit and in score
         return tags
-
-    def __setstate__(self, state):
-        """Unpickling, as scikit-learn's `BaseEstimator` does it; a RAD or JUPAD pickled by an earlier radbook lacks the
-        parameters added since (`n_jobs`, say): they take their defaults, so `get_params`, `clone` and `fit` work, and the
-        fitted density serves as it did."""
-        super().__setstate__(state)
-        for name, p in inspect.signature(type(self).__init__).parameters.items():
-            if p.default is not inspect.Parameter.empty and name not in self.__dict__: setattr(self, name, p.default)
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the density to `X` of shape (n_samples, n_features), n_features >= 2; `y` is ignored.

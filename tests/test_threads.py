@@ -138,7 +138,8 @@ def test_fit_threads_reads_n_jobs_as_joblib():
 
 
 def test_a_rad_pickled_before_n_jobs_unpickles_with_its_default():
-    "A RAD pickled by a radbook that had no `n_jobs` (its state lacks it): it takes the default and fits and serves as before."
+    """A RAD pickled by a radbook that had no `n_jobs` (its state lacks it): it takes the default and fits and serves as
+    before; so does a `DictionaryEM` missing a parameter."""
     import pickle
     X = np.random.default_rng(0).normal(size=(200, 3)) @ [[1, .5, 0], [0, 1, .5], [0, 0, 1]]
     rad = RAD(local=False, n_init=2, random_state=0).fit(X)
@@ -147,6 +148,11 @@ def test_a_rad_pickled_before_n_jobs_unpickles_with_its_default():
     assert back.n_jobs == -1 and back.get_params()['n_jobs'] == -1
     np.testing.assert_array_equal(back.score_samples(X[:10]), rad.score_samples(X[:10]))
     np.testing.assert_array_equal(back.fit(X).score_samples(X[:10]), rad.score_samples(X[:10]))
+    from radbook.baselines import DictionaryEM  # the other estimators that serve a table (`TableDensityMixin`) too
+    em = DictionaryEM(n_components=3, n_init=2, random_state=0).fit(X)
+    again = pickle.loads(pickle.dumps(copy_without(em, 'tol')))
+    assert again.tol == DictionaryEM().tol
+    np.testing.assert_array_equal(again.score_samples(X[:10]), em.score_samples(X[:10]))
 
 
 def copy_without(est, name):
