@@ -297,14 +297,13 @@ class TableDensityMixin:
                               for f, _ in self._whitening_fits()) if len(g)]
         if not groups: return  # nothing whitened: every row scores exactly
         seen = ~np.isnan(np.asarray(Z, dtype=float))
-        split = np.zeros(len(seen), bool)
-        for g in groups: split |= seen[:, g].any(axis=1) & ~seen[:, g].all(axis=1)
+        split, missed = np.zeros(len(seen), bool), set()  # the refused rows, and every column of a group they split
+        for g in groups:                                   # that one misses, over every fit: `own_axis` for them all
+            rows = seen[:, g].any(axis=1) & ~seen[:, g].all(axis=1)
+            split |= rows
+            missed |= {int(n) for n in g[(~seen[np.ix_(rows, g)]).any(axis=0)]}
         if split.any():
             first = int(np.flatnonzero(split)[0])
-            missed = set()  # every column a refused row misses of a group it splits, over every fit: `own_axis` for all
-            for g in groups:
-                rows = seen[:, g].any(axis=1) & ~seen[:, g].all(axis=1)
-                missed |= {int(n) for n in g[(~seen[np.ix_(rows, g)]).any(axis=0)]}
             self._whole_group([int(n) for n in np.flatnonzero(seen[first])],
                               f"{int(split.sum())} row(s) miss part of a whitened group; the density of the first, observed",
                               own=sorted(missed))
