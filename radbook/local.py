@@ -9,7 +9,7 @@ import numbers
 import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 import numpy as np
 from joblib import effective_n_jobs
@@ -256,7 +256,9 @@ class LocalFit:
     (`kernel_judge`: the rows that judged them, wherever they were tried), and where rows out of fold judged them,
     `alt`, RAD fitted by its dictionary EM with these same steps (a fitted estimator), beside it all at weight
     `alt_share`, `bic`, Gaussian frames sized by BIC (`gaussian_by_bic`), at weight `bic_share`, and `independent`, RAD
-    at rank one in the per-column map (a fitted estimator), at weight `independent_share`, where they keep them."""
+    at rank one in the per-column map (a fitted estimator), at weight `independent_share`, where they keep them; and
+    `seeds`, the same fit made at other seeds (each a `LocalFit`, notebook `03m_seeds`), whose densities the density
+    averages with this one's."""
     one: object
     parts: list
     weights: np.ndarray
@@ -278,6 +280,7 @@ class LocalFit:
     bic_share: float = 0.0
     independent: object = None
     independent_share: float = 0.0
+    seeds: list = field(default_factory=list)
 
     def frame(self, pick=lambda fit: fit.density_) -> tuple:
         """The one frame's densities and their weights within it: its fit alone, or with its EM `twin` (`with_values` of
@@ -295,7 +298,7 @@ class LocalFit:
         the `MixtureDensity` of all that and them, at weights $1-\\kappa$ and $\\kappa$ (the kernel frames last); with RAD by
         its EM (`alt`), Gaussian frames sized by BIC (`bic`) and RAD at rank one (`independent`) too, all side by side,
         at $1-\\epsilon-\\nu-\\iota-\\kappa$, $\\epsilon$ (`alt_share`), $\\nu$ (`bic_share`), $\\iota$ (`independent_share`)
-        and $\\kappa$ (the kernel frames still last)."""
+        and $\\kappa$ (the kernel frames still last); with `seeds`, the mean of this density and theirs."""
         return self.mixture()
 
     def mixture(self, pick=lambda fit: fit.density_, refitted: bool = True):
@@ -313,6 +316,9 @@ class LocalFit:
         if last:  # side by side: the kernel frames, and RAD by its EM, BIC's Gaussians and rank one where kept, at their shares
             with np.errstate(divide='ignore'):
                 out = MixtureDensity([out] + [d for d, _ in last], np.log([1 - sum(s for _, s in last)] + [s for _, s in last]))
+        if self.seeds:  # the same fit at other seeds: their mean
+            dens = [out] + [s.mixture(pick, refitted) for s in self.seeds]
+            out = MixtureDensity(dens, np.full(len(dens), -np.log(len(dens))))
         return out
 
     def _rad_mixture(self, pick):

@@ -189,8 +189,9 @@ def test_verbose_reports_each_step_of_the_fit(capsys):
     out = capsys.readouterr().out.splitlines()
     steps = [line for line in out if line.startswith('RAD ')]
     assert [line.split(' (')[0] for line in steps] == ['RAD local frames', 'RAD Gaussian frames', 'RAD kernel frames',
-                                                       'RAD out of fold'], out
-    assert 'shares chosen on every row' in steps[-1] and 'nan' not in '\n'.join(out)
+                                                       'RAD out of fold', 'RAD seeds'], out
+    assert 'shares chosen on every row' in steps[-2] and 'nan' not in '\n'.join(out)
+    assert 'not tried' in steps[-1]  # a continuous column: the fit at one seed
     assert sum(line.startswith('start 0:') for line in out) == 1  # the one frame's starts, once
 
 

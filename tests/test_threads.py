@@ -162,3 +162,31 @@ def copy_without(est, name):
     del old.__dict__[name]
     with pytest.raises(AttributeError): old.get_params()  # what such a pickle did before `__setstate__` filled it in
     return old
+
+
+def _survey(n=400, seed=0):
+    "Four discrete columns, every one read as point masses: the table where RAD's fit is made at five seeds."
+    rng = np.random.default_rng(seed)
+    group = rng.random(n) < 0.4
+    return np.column_stack([np.where(group, rng.integers(0, 3, n), rng.integers(2, 6, n)), rng.integers(0, 3, n) + group,
+                            rng.integers(0, 4, n) + 2 * group, group & (rng.random(n) < 0.8)]).astype(float)
+
+
+def test_the_seeds_the_same_on_two_threads(monkeypatch):
+    import radbook.seeds as S
+    monkeypatch.setattr(S, '_THREAD_ROWS', 0)
+    ran, inner = [], S._at_seed
+    def at_seed(*args, **kwargs):
+        ran.append(threading.current_thread() is threading.main_thread())
+        return inner(*args, **kwargs)
+    monkeypatch.setattr(S, '_at_seed', at_seed)
+    X = _survey()
+    one = RAD(random_state=0, n_jobs=1).fit(X)
+    assert ran == [True] * 4
+    two = RAD(random_state=0, n_jobs=2).fit(X)
+    assert ran[4:] == [False] * 4  # the four other seeds on the pool's threads
+    assert len(one.seeds_) == len(two.seeds_) == 4
+    np.testing.assert_array_equal(one.score_samples(X), two.score_samples(X))
+    monkeypatch.setattr(S, '_THREAD_ROWS', 401)  # fewer rows than that: one thread, whatever n_jobs says
+    RAD(random_state=0, n_jobs=2).fit(X)
+    assert ran[8:] == [True] * 4
