@@ -505,7 +505,7 @@ class RAD(BasePairwiseDensity):
         notebook `03j_kernel`), and where the fit is cheap the kernel frames, RAD fitted by its EM (`em_fit_`) and
         Gaussian frames sized by BIC (`gaussian_bic_`) are
         weighed beside it on every row out of fold (notebook `03k_stack`); on a table whose every column is discrete,
-        the fit is made at five seeds and their densities averaged (`seeds_`, notebook `03m_seeds`). 'auto' keeps that mixture where its held-out mean
+        with at most 15 rows per free parameter of the fit, the fit is made at five seeds and their densities averaged (`seeds_`, notebook `03m_seeds`). 'auto' keeps that mixture where its held-out mean
         log-likelihood beats the one frame's, each half of those rows scored with the share fitted on the other half
         (`local_scores_`), and is tried only with
         shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
@@ -757,8 +757,8 @@ class RAD(BasePairwiseDensity):
     independent_weight_ : float
         Its weight in `density_`; 0.0 without it.
     seeds_ : list of RAD
-        Under local='auto', on a table whose every column the fit reads as discrete, this estimator fitted again at four
-        other seeds (drawn from its own), each as `fit` would have made it; `density_` is then the mean of their
+        Under local='auto', on a table whose every column the fit reads as discrete and whose rows (their weights summed)
+        are at most 15 per free parameter of the fit (`free_parameters`), this estimator fitted again at four other seeds (drawn from its own), each as `fit` would have made it; `density_` is then the mean of their
         densities and the fit's own (a mixture at weight 1/5 each: never worse on a row than its members' mean log
         density, notebook `03m_seeds`), and the other attributes describe the fit at its own seed. Empty otherwise.
     partition_ : Partition or None

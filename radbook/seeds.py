@@ -15,14 +15,21 @@ from .local import LocalFit, fit_local, fit_threads, _single_threaded, _THREAD_R
 from .stack import _same_values
 
 # %% auto #0
-__all__ = ['all_discrete', 'other_seeds', 'with_seeds']
+__all__ = ['all_discrete', 'free_parameters', 'other_seeds', 'with_seeds']
 
 # %% ../nbs/03m_seeds.ipynb #8de9d1d0
 _SEEDS = 5  # fits averaged on a table whose every column is discrete (measured above: 3 gained less, 8 little more)
+_ROWS_PER_PARAMETER = 15  # ... unless its rows (their weights summed) are more than this many per free parameter
 
 def all_discrete(fit: LocalFit) -> bool:
     "Whether the one frame of `fit` (a `LocalFit`) reads every column as discrete: point masses alone."
     return all(is_discrete(d) for d in fit.one.dictionaries_)
+
+def free_parameters(fit: LocalFit) -> int:
+    r"""The free parameters of the one frame of `fit` as a CPD of rank $F$ over its columns' atoms, $L_n$ of column $n$:
+    $F \sum_n (L_n - 1) + F - 1$ (each component's factors, and the component weights)."""
+    F, sizes = int(fit.one.n_components_), [len(d) for d in fit.one.dictionaries_]
+    return F * sum(L - 1 for L in sizes) + F - 1
 
 def other_seeds(random_state: int, n: int) -> list:
     "`n` seeds for the same fit made again, drawn from the fit's own integer `random_state` (reproducible with it)."
@@ -32,14 +39,16 @@ def other_seeds(random_state: int, n: int) -> list:
 def with_seeds(fit: LocalFit, X, sample_weight=None, estimator=None, n_seeds: int = _SEEDS) -> LocalFit:
     """`fit` (a `LocalFit` of the RAD `estimator` on the rows `X`, weighted by `sample_weight`) with the same fit made at
     `n_seeds - 1` other seeds (`other_seeds` of its one frame's `random_state`) in `fit.seeds`, where its one frame
-    reads every column as discrete (`all_discrete`): each by `fit_local` with keep='auto' from a clone of the estimator
+    reads every column as discrete (`all_discrete`) and the rows (their weights summed) are at most
+    `_ROWS_PER_PARAMETER` per free parameter of it (`free_parameters`): each by `fit_local` with keep='auto' from a clone of the estimator
     (on `fit_threads` threads from `_THREAD_ROWS` rows of positive weight), kept where it reads the columns with the same values (`_same_values`) and can be fitted at all (a `ValueError`
     leaves it out). Its `density` is then the mean of theirs and its own. Elsewhere, without an `estimator`, or with
     `n_seeds` below 2, `fit` as it was."""
     if estimator is None or n_seeds < 2 or fit.seeds or not all_discrete(fit): return fit
+    w = np.ones(len(X)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    if w.sum() > _ROWS_PER_PARAMETER * free_parameters(fit): return fit  # the seeds would agree
     seeds = other_seeds(fit.one.random_state, n_seeds - 1)
     made = partial(_at_seed, estimator, X, sample_weight)
-    w = np.ones(len(X)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     threads = min(fit_threads(estimator), len(seeds)) if (w > 0).sum() >= _THREAD_ROWS else 1
     if threads > 1:
         with warnings.catch_warnings(), ThreadPoolExecutor(threads) as pool:  # the filters as they were, after the threads
