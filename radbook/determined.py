@@ -12,11 +12,12 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 from .dictionaries import _few_values
+from .steps import planned_atoms, _PAIR_VALUES
 from .local import MixtureDensity
 from .intervals import interval_component_logpdf, StepWeighted, NoClosedForm
 
 # %% auto #0
-__all__ = ['Rule', 'IntervalRule', 'find_determined', 'DeterminedDensity', 'find_intervals']
+__all__ = ['Rule', 'IntervalRule', 'find_determined', 'DeterminedDensity', 'find_intervals', 'find_labels']
 
 # %% ../nbs/03l_determined.ipynb #8f80a94d
 class Rule(NamedTuple):
@@ -637,4 +638,30 @@ def find_intervals(Z, discrete=None, sample_weight=None, pseudo_count=1.0, max_d
             slack = pseudo_count / (n + pseudo_count) if pseudo_count else 0.0
             rules.append(IntervalRule(b, a, lo, hi, values[codes], slack, values, freq / freq.sum()))
             break
+    return rules
+
+# %% ../nbs/03l_determined.ipynb #fdd9a5eb
+_LABEL_SHARE = 0.5  # a category with more values than this share of its observed entries, ...
+
+def find_labels(Z, columns, sample_weight=None, pairs='auto', max_discrete: int = 16, exclude=()) -> list:
+    """The `Rule`s that read as independent (at their frequencies, weighted by `sample_weight`) the category columns of
+    the encoded table `Z` (`columns`: its `ColumnSpec`s; an array, None, has no categories) whose distinct values on
+    rows of positive weight are more than `_LABEL_SHARE` of their observed entries and, times the most atoms
+    `planned_atoms` gives another column (for the `pairs` and `max_discrete` settings), more than `_PAIR_VALUES`: each a
+    rule of parent -1 (given) and slack 1, its child's probabilities `freq`. Columns of `exclude` (other rules') are
+    left alone."""
+    if columns is None or Z.shape[1] < 2: return []
+    Z = np.asarray(Z, dtype=float)
+    w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    rows = w > 0
+    atoms = planned_atoms(Z, columns, pairs, max_discrete, rows)
+    rules = []
+    for n, c in enumerate(columns):
+        if c.kind != 'category' or n in exclude: continue
+        x, v = Z[rows, n], w[rows]
+        seen = ~np.isnan(x)
+        values, codes = np.unique(x[seen], return_inverse=True)
+        if not len(values) > _LABEL_SHARE * seen.sum() or not len(values) * np.delete(atoms, n).max() > _PAIR_VALUES: continue
+        freq = np.bincount(codes, weights=v[seen], minlength=len(values))
+        rules.append(Rule(n, -1, np.full(1, np.nan), values[:1], np.ones(1), values, freq / freq.sum()))
     return rules

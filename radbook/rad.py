@@ -33,7 +33,7 @@ from .stack import with_stack
 from .seeds import with_seeds
 from .em import EMFit, em_fit, em_grow, em_result
 from .independent import independent_fit
-from .determined import find_determined, find_intervals, DeterminedDensity
+from .determined import find_determined, find_intervals, find_labels, DeterminedDensity
 
 # %% auto #0
 __all__ = ['BasePairwiseDensity', 'RAD']
@@ -563,7 +563,11 @@ class RAD(BasePairwiseDensity):
         parent, a conditional weighs the parent by the rule's step (`StepWeighted`). Where the kept fit whitens such a
         parent with other columns, a request for its child without it is refused, as a marginal of one whitened column
         is; `own_axis` naming the parent keeps it on its own axis, and serves it. 'discrete' reads the
-        discrete rules alone (the previous version's default). Rows in memory with RAD's own dictionaries and
+        discrete rules alone (the previous version's default). Under either, where the Radon solve would fit the table,
+        a category whose values are more than half its observed entries and, times the most atoms another column is
+        planned to get, pass 10,000 (an address, a name: its pairs' Radon operators would be large, and a value seen
+        once tells a component nothing) is read as independent of the rest, at its frequencies (`find_labels`; its
+        parent in `determined_` is None). Rows in memory with RAD's own dictionaries and
         pairs='auto' only; `partial_fit`, chunks and given dictionaries fit every column in the mixture, as does None.
         The fitted attributes of the mixture (`n_components_`, `global_`, `parts_`, `shape_`, ...) then read the
         columns `kept_columns_` lists.
@@ -595,7 +599,8 @@ class RAD(BasePairwiseDensity):
     ----------
     determined_ : dict
         Each column that another determines (`determined`), mapped to that column: by name when fitted on a DataFrame,
-        else by index; empty where none is.
+        else by index; a column read as independent at its frequencies (`find_labels`) is mapped to None; empty where
+        none is.
     kept_columns_ : ndarray of int or None
         Where columns are determined, the table's columns that the mixture models, in order (the mixture's fitted
         attributes read these); None where it models every column.
@@ -854,7 +859,9 @@ class RAD(BasePairwiseDensity):
         """The rules of the columns of `X` that another discrete column determines (`find_determined`, notebook
         `03l_determined`), then under determined='auto' those that a continuous column fixes by intervals
         (`find_intervals`, but for the first rules' columns), with the `unseen` pseudo-count as slack (1 where `unseen`
-        is None or 0: a pair of seen values the fit never saw together is no unseen value), for rows in memory (an
+        is None or 0: a pair of seen values the fit never saw together is no unseen value), then, where the table's
+        solver is the Radon solve (`_solver_for`), the label columns read as independent (`find_labels`, but for the
+        rules' columns), for rows in memory (an
         array or a DataFrame) with RAD's own dictionaries and every pair of columns ('auto'); none where fewer than two
         columns would be left, or with determined=None."""
         if self.determined is None: return []
@@ -869,6 +876,9 @@ class RAD(BasePairwiseDensity):
         if self.determined == 'auto':
             rules += find_intervals(Z, discrete, w, self.unseen or 1.0, self.max_discrete,
                                     exclude={r.child for r in rules} | {r.parent for r in rules})
+        if self._solver_for(Z, w, columns) == 'radon':  # a label's point masses would make its pairs' operators large
+            rules += find_labels(Z, columns, w, self.pairs, self.max_discrete,
+                                 exclude={r.child for r in rules} | {r.parent for r in rules})
         return rules if Z.shape[1] - len(rules) >= 2 else []
 
     def _fit_determined(self, X, sample_weight, rules):
@@ -891,11 +901,11 @@ class RAD(BasePairwiseDensity):
         self.dictionaries_ = [inner.dictionaries_[table[n]] if n in table else [point_mass(float(v)) for v in by_child[n].children]
                               for n in range(self.n_features_in_)]
         labels = [f"column {c.name!r}" for c in self._columns] if self._columns is not None else None  # for its errors
-        wrap = lambda density: DeterminedDensity(density, keep, [r._replace(parent=table[r.parent]) for r in rules], labels)
+        wrap = lambda density: DeterminedDensity(density, keep, [r._replace(parent=table.get(r.parent, -1)) for r in rules], labels)
         self.density_ = wrap(inner.density_)
         if getattr(inner, '_held_density', None) is not None: self._held_density = wrap(inner._held_density)
-        name = lambda n: self._columns[n].name if self._columns is not None else n
-        self.determined_ = {name(r.child): name(r.parent) for r in rules}
+        name = lambda n: None if n < 0 else self._columns[n].name if self._columns is not None else n
+        self.determined_ = {name(r.child): name(r.parent) for r in rules}  # a label's parent, -1: None
         self.kept_columns_ = np.array(keep)
         return self
 
