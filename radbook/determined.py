@@ -646,7 +646,8 @@ _LABEL_SHARE = 0.5  # a category with more values than this share of its observe
 def find_labels(Z, columns, sample_weight=None, pairs='auto', max_discrete: int = 16, exclude=()) -> list:
     """The `Rule`s that read as independent (at their frequencies, weighted by `sample_weight`) the category columns of
     the encoded table `Z` (`columns`: its `ColumnSpec`s; an array, None, has no categories) whose distinct values on
-    rows of positive weight are more than `_LABEL_SHARE` of their observed entries and, times the most atoms
+    rows of positive weight are more than `_LABEL_SHARE` of their observed entries (their weights summed: frequency
+    weights, a row of weight 2 two rows) and, times the most atoms
     `planned_atoms` gives another column (for the `pairs` and `max_discrete` settings), more than `_PAIR_VALUES`: each a
     rule of parent -1 (given) and slack 1, its child's probabilities `freq`. Columns of `exclude` (other rules') are
     left alone."""
@@ -661,7 +662,7 @@ def find_labels(Z, columns, sample_weight=None, pairs='auto', max_discrete: int 
         x, v = Z[rows, n], w[rows]
         seen = ~np.isnan(x)
         values, codes = np.unique(x[seen], return_inverse=True)
-        if not len(values) > _LABEL_SHARE * seen.sum() or not len(values) * np.delete(atoms, n).max() > _PAIR_VALUES: continue
+        if not len(values) > _LABEL_SHARE * v[seen].sum() or not len(values) * np.delete(atoms, n).max() > _PAIR_VALUES: continue
         freq = np.bincount(codes, weights=v[seen], minlength=len(values))
         rules.append(Rule(n, -1, np.full(1, np.nan), values[:1], np.ones(1), values, freq / freq.sum()))
     return rules

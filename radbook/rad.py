@@ -391,7 +391,9 @@ class _StepReport:
             if fit.kernel_judge is None: return 'not tried'
             return (f"kept at {fit.kernel_share:.2f}" if fit.kernel is not None else 'not kept') + f" (judged on {fit.kernel_judge} rows)"
         if step == 'seeds':
-            return f"the mean of the fit at {1 + len(fit.seeds)} seeds" if fit.seeds else 'not tried (a column is not discrete)'
+            if fit.seeds: return f"the mean of the fit at {1 + len(fit.seeds)} seeds"
+            return {None: 'not tried (a column is not discrete)', 0: 'not tried (more than 15 rows per free parameter)',
+                    1: "tried: no other seed's fit to average"}[fit.scores.get('seeds')]
         if 'gaussian_bic' not in fit.scores: return 'not run (the step before stands)'  # what `with_stack` alone sets
         parts = [('RAD by its EM', fit.alt, fit.alt_share), ('Gaussian frames by BIC', fit.bic, fit.bic_share),
                  ('RAD at rank one', fit.independent, fit.independent_share), ('kernel frames', fit.kernel, fit.kernel_share)]
@@ -563,7 +565,7 @@ class RAD(BasePairwiseDensity):
         parent, a conditional weighs the parent by the rule's step (`StepWeighted`). Where the kept fit whitens such a
         parent with other columns, a request for its child without it is refused, as a marginal of one whitened column
         is; `own_axis` naming the parent keeps it on its own axis, and serves it. 'discrete' reads the
-        discrete rules alone (the previous version's default). Under either, where the Radon solve would fit the table,
+        discrete rules alone (the default of the version that added them, with the label columns below). Under either, where the Radon solve would fit the table,
         a category whose values are more than half its observed entries and, times the most atoms another column is
         planned to get, pass 10,000 (an address, a name: its pairs' Radon operators would be large, and a value seen
         once tells a component nothing) is read as independent of the rest, at its frequencies (`find_labels`; its
@@ -763,7 +765,9 @@ class RAD(BasePairwiseDensity):
         Its weight in `density_`; 0.0 without it.
     seeds_ : list of RAD
         Under local='auto', on a table whose every column the fit reads as discrete and whose rows (their weights summed)
-        are at most 15 per free parameter of the fit (`free_parameters`), this estimator fitted again at four other seeds (drawn from its own), each as `fit` would have made it; `density_` is then the mean of their
+        are at most 15 per free parameter of the fit (`free_parameters`), this estimator fitted again at four other seeds
+        (each one's `random_state`; where columns are determined, `determined_`, on the columns the mixture models,
+        `kept_columns_`) (drawn from its own), each as `fit` would have made it; `density_` is then the mean of their
         densities and the fit's own (a mixture at weight 1/5 each: never worse on a row than its members' mean log
         density, notebook `03m_seeds`), and the other attributes describe the fit at its own seed. Empty otherwise.
     partition_ : Partition or None
@@ -782,7 +786,9 @@ class RAD(BasePairwiseDensity):
         whole mixture's, 'em_fit' and 'em_fit_share' are `em_fit_`'s mean and share, 'gaussian_bic' and
         'gaussian_bic_share' `gaussian_bic_`'s, 'independent' and 'independent_share' `independent_`'s);
         where the parts were abandoned before all of them were fitted (notebook `03g_local`), 'bound_gain' instead of
-        'local': the bound on the parts' held-out rows minus the one frame's there, per row.
+        'local': the bound on the parts' held-out rows minus the one frame's there, per row; on a table whose every
+        column is discrete, 'seeds': how many fits `density_` averages (`seeds_`, notebook `03m_seeds`; 0 where the
+        rows were too many per free parameter to try).
     """
     def __init__(self, n_components=10, *, dictionaries='auto', n_projections=20, n_bins='auto', n_init=8,
                  combine='auto', max_iter=3000, tol=1e-8, validation_fraction=0.2, patience=50, smoothing=0.0,
@@ -860,8 +866,8 @@ class RAD(BasePairwiseDensity):
         `03l_determined`), then under determined='auto' those that a continuous column fixes by intervals
         (`find_intervals`, but for the first rules' columns), with the `unseen` pseudo-count as slack (1 where `unseen`
         is None or 0: a pair of seen values the fit never saw together is no unseen value), then, where the table's
-        solver is the Radon solve (`_solver_for`), the label columns read as independent (`find_labels`, but for the
-        rules' columns), for rows in memory (an
+        solver is the Radon solve (`_solver_for`), the label columns of a DataFrame read as independent (`find_labels`,
+        but for the rules' columns; as many as leave two columns to the mixture), for rows in memory (an
         array or a DataFrame) with RAD's own dictionaries and every pair of columns ('auto'); none where fewer than two
         columns would be left, or with determined=None."""
         if self.determined is None: return []
@@ -876,10 +882,12 @@ class RAD(BasePairwiseDensity):
         if self.determined == 'auto':
             rules += find_intervals(Z, discrete, w, self.unseen or 1.0, self.max_discrete,
                                     exclude={r.child for r in rules} | {r.parent for r in rules})
-        if self._solver_for(Z, w, columns) == 'radon':  # a label's point masses would make its pairs' operators large
-            rules += find_labels(Z, columns, w, self.pairs, self.max_discrete,
+        if Z.shape[1] - len(rules) < 2: return []
+        if columns is not None and self._solver_for(Z, w, columns) == 'radon':  # a label's point masses would make its
+            labels = find_labels(Z, columns, w, self.pairs, self.max_discrete,  # pairs' operators large
                                  exclude={r.child for r in rules} | {r.parent for r in rules})
-        return rules if Z.shape[1] - len(rules) >= 2 else []
+            rules += labels[:Z.shape[1] - len(rules) - 2]  # two columns left to the mixture at least
+        return rules
 
     def _fit_determined(self, X, sample_weight, rules):
         """`fit` where columns are determined (`rules`): this estimator (determined=None) fitted to the other columns,
@@ -1079,7 +1087,8 @@ class RAD(BasePairwiseDensity):
         self.gaussian_bic_, self.gaussian_bic_weight_ = fit.bic, fit.bic_share if fit.bic is not None else 0.0
         self.independent_ = fit.independent
         self.independent_weight_ = fit.independent_share if fit.independent is not None else 0.0
-        self.seeds_ = [clone(self)._take(other) for other in fit.seeds]  # each as `fit` would have made it
+        self.seeds_ = [clone(self).set_params(random_state=other.one.random_state)._take(other)  # each as `fit` would
+                       for other in fit.seeds]                                                      # have made it
         for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
             if f is None: continue
             for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner', '_shape_rows', '_keeps_rows'): f.__dict__.pop(name, None)

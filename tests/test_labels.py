@@ -56,3 +56,27 @@ def test_small_operators_keep_the_column_in_the_mixture():
     assert RAD(random_state=0).fit(X).determined_ == {}
     assert RAD(random_state=0, solver='em').fit(_houses()).determined_ == {}  # the EM's work grows with its values
     assert RAD(random_state=0, determined=None).fit(_houses()).determined_ == {}
+
+
+def test_labels_leave_two_columns_and_keep_the_other_rules():
+    # a band of x (a rule by intervals) and a name per row: the name would leave the mixture one column, so it stays
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=400)
+    X = pd.DataFrame({'x': x, 'band': pd.Categorical(np.where(x < -0.5, 'low', np.where(x < 0.5, 'mid', 'high'))),
+                      'name': pd.Categorical([f"n{k}" for k in range(380)] + [f"n{k}" for k in range(20)])})
+    assert RAD(random_state=0).fit(X).determined_ == {'band': 'x'}
+    assert RAD(random_state=0).fit(X.assign(y=x + rng.normal(size=400))).determined_ == {'band': 'x', 'name': None}
+
+
+def test_frequency_weights_count_as_rows():
+    X = _houses()
+    doubled = pd.concat([X, X], ignore_index=True)
+    assert RAD(random_state=0).fit(doubled).determined_ == {}  # 380 names among 800 rows: not more than half
+    assert RAD(random_state=0).fit(X, sample_weight=np.full(len(X), 2.0)).determined_ == {}
+    assert RAD(random_state=0).fit(X, sample_weight=np.full(len(X), 0.5)).determined_ == {'address': None}
+
+
+def test_a_refit_on_an_array_reads_no_earlier_columns():
+    est = RAD(random_state=0).fit(_houses())
+    est.fit(np.random.default_rng(0).normal(size=(100, 2)))  # the DataFrame's columns are not this array's
+    assert est.determined_ == {} and est.n_features_in_ == 2
