@@ -120,7 +120,7 @@ LARGE = {'rwm': 'COUNT', 'Snmesp': 'plm', 'storms': 'dplyr', 'cps_mixtape': 'cau
 # `--tables large`: 8 tables of 5,000 to 50,000 rows first run by the version that let the EM take a fit whose Radon
 # operators outgrow the atom budget, drawn by `draw_tables(37, 8, LATEST, rows=(5000, 50000))`
 PACKAGE.update(LARGE)
-DRAWS = ((44, 20), (45, 60), (46, 20), (47, 24), (48, 24))  # fresh draws run so far, in order (`--draw SEED`)
+DRAWS = ((44, 20), (45, 60), (46, 20), (47, 24), (48, 24), (49, 24))  # fresh draws run so far, in order (`--draw SEED`)
 
 
 def drawn(seed: int) -> dict:
