@@ -14,7 +14,7 @@ import ipywidgets as W
 from matplotlib.figure import Figure
 from matplotlib.colors import PowerNorm
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-from .dictionaries import PAPER_FAMILIES, paper_family, atom_spec, is_discrete
+from .dictionaries import PAPER_FAMILIES, paper_family, atom_spec, is_discrete, DictionaryCPD
 from .rad import RAD
 from .radon import feature_pairs, projection_counts, radon_matrix
 from .steps import auto_bins
@@ -92,7 +92,9 @@ def _projected(model, j, k, direction, lo, width, n_bins):
     return np.einsum('miab,ab->mi', R, (model.coefs[j] * model.weights) @ model.coefs[k].T)[0]
 
 def projection_profile(rad: RAD, X, j: int, k: int, m: int, truth=None) -> Profile:
-    "Direction `m` of pair `(j, k)`, `j < k`, of a fitted `rad`: the data `X`'s histogram in RAD's bins and the model's (and `truth`'s)."
+    """Direction `m` of pair `(j, k)`, `j < k`, of a fitted `rad`: the data `X`'s histogram in RAD's bins and the model's
+    (and `truth`'s). Where `rad`'s density mixes more than its fit in one frame (local parts, its EM twin, the fit at other
+    seeds: `global_` is set), the model is that fit's, the one the projections were made for."""
     if getattr(rad, 'kept_columns_', None) is not None:
         raise ValueError(f"This RAD set determined columns aside ({rad.determined_}): its projections read the other columns "
                          "alone. Fit it with determined=None to explore its projections.")
@@ -106,7 +108,11 @@ def projection_profile(rad: RAD, X, j: int, k: int, m: int, truth=None) -> Profi
     lo, width = rad.bin_lo_[p, m:m + 1], rad.bin_width_[p, m:m + 1]
     counts = projection_counts(standardize(X, c, s), pairs[p:p + 1], direction, lo[None], width[None], n_bins)[0, 0]
     data = counts / max(counts.sum(), 1)  # over the rows that have both features (all rows without missing entries)
-    model = _projected(standard_density(rad.density_, c, s), j, k, direction, lo, width, n_bins)
+    one = rad.density_ if getattr(rad, 'global_', None) is None else rad.global_.density_  # the one frame's fit
+    if not isinstance(one, DictionaryCPD):
+        raise ValueError(f"This RAD's fit in one frame is a {type(one).__name__}, not a dictionary CPD on the table's own "
+                         "axes: fit it with shape=None to explore its projections.")
+    model = _projected(standard_density(one, c, s), j, k, direction, lo, width, n_bins)
     true = None if truth is None else _projected(standard_density(truth, c, s), j, k, direction, lo, width, n_bins)
     theta = float(np.arctan2(direction[0, 1], direction[0, 0]))
     return Profile(theta, float(lo[0]), float(width[0]), n_bins, data, model, true, (float(s[j]), float(s[k])))

@@ -767,9 +767,11 @@ class RAD(BasePairwiseDensity):
         Under local='auto', on a table whose every column the fit reads as discrete and whose rows (their weights summed)
         are at most 15 per free parameter of the fit (`free_parameters`), this estimator fitted again at four other seeds
         (each one's `random_state`; where columns are determined, `determined_`, on the columns the mixture models,
-        `kept_columns_`) (drawn from its own), each as `fit` would have made it; `density_` is then the mean of their
-        densities and the fit's own (a mixture at weight 1/5 each: never worse on a row than its members' mean log
-        density, notebook `03m_seeds`), and the other attributes describe the fit at its own seed. Empty otherwise.
+        `kept_columns_`) drawn from its own, each made as this fit's own before the average (its one frame, with its EM
+        twin where that wins) and without seeds of its own. `density_` is then the mean of their densities and the
+        fit's own (equal weights, 1/5 each where all four fit: never worse on a row than its members' mean log density,
+        notebook `03m_seeds`); `predict_proba` and `predict` number the components of all of them, the fit's own first.
+        The other attributes describe the fit at its own seed. Empty otherwise.
     partition_ : Partition or None
         The partition of the rows (None when none was fitted).
     local_scores_ : dict
@@ -909,7 +911,8 @@ class RAD(BasePairwiseDensity):
         self.dictionaries_ = [inner.dictionaries_[table[n]] if n in table else [point_mass(float(v)) for v in by_child[n].children]
                               for n in range(self.n_features_in_)]
         labels = [f"column {c.name!r}" for c in self._columns] if self._columns is not None else None  # for its errors
-        wrap = lambda density: DeterminedDensity(density, keep, [r._replace(parent=table.get(r.parent, -1)) for r in rules], labels)
+        wrap = lambda density: DeterminedDensity(density, keep, [r._replace(parent=table[r.parent] if r.parent >= 0 else -1)
+                                                                 for r in rules], labels)  # -1: a label's given parent
         self.density_ = wrap(inner.density_)
         if getattr(inner, '_held_density', None) is not None: self._held_density = wrap(inner._held_density)
         name = lambda n: None if n < 0 else self._columns[n].name if self._columns is not None else n
@@ -924,7 +927,9 @@ class RAD(BasePairwiseDensity):
         `local` says (`local_`); under 'auto', Gaussian frames are then tried beside the result (`with_gaussian`,
         notebook `03i_gaussian`; `gaussian_`), then kernel frames beside all of it (`with_kernel`, notebook `03j_kernel`;
         `kernel_`), then, where the fit is cheap, their share and those of RAD fitted by its EM and of Gaussian frames
-        sized by BIC chosen on every row out of fold (`with_stack`, notebook `03k_stack`; `em_fit_`, `gaussian_bic_`)."""
+        sized by BIC chosen on every row out of fold (`with_stack`, notebook `03k_stack`; `em_fit_`, `gaussian_bic_`), and on a
+        table of discrete columns alone the fit made at four other seeds and averaged with them (`with_seeds`, notebook
+        `03m_seeds`; `seeds_`)."""
 
     def _fit(self, X, weights=None):
         self.solver_ = self._solver_for(X, weights)

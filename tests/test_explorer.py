@@ -137,3 +137,21 @@ def test_a_user_array_with_missing_entries():
     # the score is the held-out rows' mean log density under the fit, as RAD computes it
     rec = ex._fits['table', 0, 250, 4, ex.settings()['bins']]
     assert rec.value == pytest.approx(np.mean(rec.rad.score_samples(X[ex._held])))
+
+
+def test_a_fit_averaged_over_seeds_shows_its_one_frame():
+    # an all-discrete table: RAD() averages five seeds (a MixtureDensity); the profile is the one frame's fit
+    from radbook.explorer import projection_profile
+    rng = np.random.default_rng(0)
+    group = rng.random(400) < 0.4
+    X = np.column_stack([np.where(group, rng.integers(0, 3, 400), rng.integers(2, 6, 400)), rng.integers(0, 4, 400) + 2 * group,
+                         (rng.random(400) < np.where(group, 0.8, 0.3))]).astype(float)
+    est = RAD(random_state=0).fit(X)
+    assert len(est.seeds_) == 4
+    p = projection_profile(est, X, 0, 1, 0)
+    np.testing.assert_allclose(p.model.sum(), 1.0, atol=1e-6)
+    one = projection_profile(RAD(random_state=0, local=False).fit(X), X, 0, 1, 0)  # the same one frame, fitted alone
+    np.testing.assert_allclose(p.model, one.model, atol=1e-12)
+    W = np.c_[X, rng.normal(size=400)]  # a per-column map: its fit in one frame is not on the table's own axes
+    with pytest.raises(ValueError, match='shape=None'):
+        projection_profile(RAD(random_state=0, local=False, shape='columns').fit(W), W, 0, 1, 0)

@@ -347,3 +347,16 @@ def test_the_judge_fitting_one_fold_scores_that_fold_as_all_folds_would(small):
         if a is None: assert b is None; continue
         np.testing.assert_array_equal(b[first], a[first])
         assert (b[~first] == 0).all() and (a[~first] != 0).all()
+
+
+def test_verbose_says_why_no_seeds_were_averaged():
+    from radbook.local import LocalFit
+    from radbook.rad import _StepReport
+    fit = LocalFit(None, [], np.ones(1), scores={})
+    assert 'not discrete' in _StepReport.describe('seeds', fit)
+    fit.scores['seeds'] = 0
+    assert 'more than 15 rows per free parameter' in _StepReport.describe('seeds', fit)
+    fit.scores['seeds'] = 1
+    assert "no other seed's fit" in _StepReport.describe('seeds', fit)
+    fit.seeds, fit.scores['seeds'] = [None, None], 3
+    assert _StepReport.describe('seeds', fit) == 'the mean of the fit at 3 seeds'
