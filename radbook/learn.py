@@ -17,7 +17,7 @@ from .dictionaries import (atom_spec, auto_dictionary, gaussian, laplacian, poin
 
 # %% auto #0
 __all__ = ['Theta', 'GRID_STARTS', 'atom_arrays', 'arrays_atoms', 'TiedLayout', 'TiedRows', 'tied_e_step', 'tied_logpdf',
-           'tied_m_step', 'single_threaded', 'tied_em', 'overrelax', 'grid_dictionary', 'grid_starts',
+           'tied_m_step', 'single_threaded', 'tied_em', 'overrelax', 'seen_only', 'grid_dictionary', 'grid_starts',
            'learn_dictionaries', 'learn_ranks']
 
 # %% ../nbs/01a_learn.ipynb #5e97f650
@@ -389,14 +389,36 @@ def overrelax(layout: TiedLayout, theta: Theta, update: Theta, eta: float, floor
     return Theta(w / w.sum(), c, np.where(moving, _toward(theta.locs, update.locs, eta), theta.locs),
                  np.where(moving, np.maximum(_toward(theta.scales, update.scales, eta, log=True), floor), theta.scales))
 
+def seen_only(held, train, layout: TiedLayout, train_weights=None) -> np.ndarray:
+    """The `held` rows with every entry of a column of point masses alone (`layout`) that the `train` rows of positive
+    weight (`train_weights`) never hold set missing (NaN): a held-out row is scored as a fit scores a value it never
+    saw, by the rest of the row (the fitted estimator gives such a value its `unseen` share, which every iterate would
+    share). Scored as it is, such a value gets its coefficients' floor at every iterate but a random start, which then
+    wins the held-out rows however far the training rows' fit has come."""
+    held, train = np.asarray(held, dtype=float), np.asarray(train, dtype=float)
+    if not len(held): return held
+    rows = slice(None) if train_weights is None else np.asarray(train_weights, dtype=float) > 0
+    out = held
+    for n, (i, j) in enumerate(zip(layout.off[:-1], layout.off[1:])):
+        if i == j or not (layout.code[i:j] == _POINT).all(): continue
+        x = train[rows, n]
+        unseen = ~np.isnan(held[:, n]) & ~np.isin(held[:, n], x[~np.isnan(x)])
+        if unseen.any():
+            if out is held: out = held.copy()
+            out[unseen, n] = np.nan
+    return out
+
 def _em_loop(train, held, layout: TiedLayout, theta: Theta, floors, max_iter, patience, tol, accelerate: bool = True,
              prior: float = 0.0) -> tuple:
     """EM steps on `layout` from `theta` on `train = (rows, row weights)`, scored on `held` (on `train` when `held` has
-    no rows), over-relaxed (`overrelax`) unless `accelerate=False`, with `prior` pseudo-counts per coefficient
+    no rows; where every column is point masses alone, values the training rows never hold left out, `seen_only`),
+    over-relaxed (`overrelax`) unless `accelerate=False`, with `prior` pseudo-counts per coefficient
     (`tied_m_step`); `(best, scores)`, `best['theta']` the best iterate, `best['n_e_steps']` the E-steps on the training
     rows, `best['converged']` whether it stopped before `max_iter`."""
     (Zf, wf), (Zv, wv) = train, held
-    fit_rows, held_rows = layout.rows(Zf), layout.rows(Zv) if len(Zv) else None
+    discrete = bool((layout.code == _POINT).all())  # every column point masses: unseen held-out values scored as missing
+    fit_rows = layout.rows(Zf)
+    held_rows = layout.rows(seen_only(Zv, Zf, layout, wf) if discrete else Zv) if len(Zv) else None
     best, scores, last_gain = None, [], 0
     per_row = prior / (len(Zf) if wf is None else wf.sum())  # the prior's weight in the mean log-posterior per row
     def log_post(post, theta):  # the training rows' mean log-likelihood, plus the prior's share per row
