@@ -507,7 +507,8 @@ class RAD(BasePairwiseDensity):
         notebook `03j_kernel`), and where the fit is cheap the kernel frames, RAD fitted by its EM (`em_fit_`) and
         Gaussian frames sized by BIC (`gaussian_bic_`) are
         weighed beside it on every row out of fold (notebook `03k_stack`); on a table whose every column is discrete,
-        with at most 15 rows per free parameter of the fit, the fit is made at five seeds and their densities averaged (`seeds_`, notebook `03m_seeds`). 'auto' keeps that mixture where its held-out mean
+        with at most 15 rows per free parameter of the fit, the fit is made at five seeds and their densities averaged
+        (`seeds_`, notebook `03m_seeds`). 'auto' keeps that mixture where its held-out mean
         log-likelihood beats the one frame's, each half of those rows scored with the share fitted on the other half
         (`local_scores_`), and is tried only with
         shape='auto' (an explicit shape fixes one frame: shape=None is the paper's model); True keeps it whenever the
@@ -1092,8 +1093,8 @@ class RAD(BasePairwiseDensity):
         self.gaussian_bic_, self.gaussian_bic_weight_ = fit.bic, fit.bic_share if fit.bic is not None else 0.0
         self.independent_ = fit.independent
         self.independent_weight_ = fit.independent_share if fit.independent is not None else 0.0
-        self.seeds_ = [clone(self).set_params(random_state=other.one.random_state)._take(other)  # each as `fit` would
-                       for other in fit.seeds]                                                      # have made it
+        self.seeds_ = [clone(self).set_params(random_state=other.one.random_state)._take(other)  # each at its own seed
+                       for other in fit.seeds]
         for f in [fit.one, fit.twin] + list(fit.parts):  # the solutions before the refit judged the held-out rows: done
             if f is None: continue
             for name in ('_held_density', '_em_start', '_keeps_start', '_race_winner', '_shape_rows', '_keeps_rows'): f.__dict__.pop(name, None)

@@ -40,13 +40,13 @@ def with_seeds(fit: LocalFit, X, sample_weight=None, estimator=None, n_seeds: in
     """`fit` (a `LocalFit` of the RAD `estimator` on the rows `X`, weighted by `sample_weight`) with the same fit made at
     `n_seeds - 1` other seeds (`other_seeds` of its one frame's `random_state`) in `fit.seeds`, where its one frame
     reads every column as discrete (`all_discrete`) and the rows (their weights summed) are at most
-    `_ROWS_PER_PARAMETER` per free parameter of it (`free_parameters`): each by `fit_local` with keep='auto' from a clone of the estimator
-    (on up to `fit_threads` threads from `_THREAD_ROWS` rows of positive weight), kept where it reads the columns with the same values (`_same_values`) and can be fitted at all (a `ValueError`
-    leaves it out). Its `density` is then the mean of theirs and its own, and `fit.scores['seeds']` the number of fits
-    averaged (1: no other seed's fit was kept), or 0 where the rows were too many for the parameters. Elsewhere (a
-    column not discrete), without an `estimator`, or with `n_seeds` below 2, `fit` as it was."""
-    if estimator is None or n_seeds < 2 or fit.seeds: return fit
-    if not all_discrete(fit): return fit
+    `_ROWS_PER_PARAMETER` per free parameter of it (`free_parameters`): each by `fit_local` with keep='auto' from a
+    clone of the estimator (on up to `fit_threads` threads from `_THREAD_ROWS` rows of positive weight), kept where it
+    reads the columns with the same values (`_same_values`) and can be fitted at all (a `ValueError` leaves it out).
+    Its `density` is then the mean of theirs and its own, and `fit.scores['seeds']` the number of fits averaged (1: no
+    other seed's fit was kept), or 0 where the rows were too many for the parameters. Elsewhere (a column not
+    discrete), without an `estimator`, or with `n_seeds` below 2, `fit` as it was."""
+    if estimator is None or n_seeds < 2 or fit.seeds or not all_discrete(fit): return fit
     w = np.ones(len(X)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     if w.sum() > _ROWS_PER_PARAMETER * free_parameters(fit):  # the seeds would agree
         fit.scores['seeds'] = 0
