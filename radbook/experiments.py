@@ -124,8 +124,9 @@ def tasks(config: ExperimentConfig) -> list:
 # dictionaries by default, the solver started from the tied-atom EM's fit; RAD 9: the EM on up to 40,000 rows of
 # the sample from the BIC-sized start; RAD 10: the EM's Dirichlet prior on the coefficients;
 # RAD 11: from 5,000 rows the EM also tries two quantile-grid starts and keeps the best by held-out score; RAD 12: the
-# EM's steps on every column at once, the same algorithm in another summation order, its numbers equal to single precision).
-METHOD_VERSIONS = {'RAD*': 6, 'RAD': 12, 'JUPAD': 6, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1, 'EM*': 1}
+# EM's steps on every column at once, the same algorithm in another summation order, its numbers equal to single precision;
+# RAD 13: the EM's coefficient prior from 150 rows, where it had been from 5,000).
+METHOD_VERSIONS = {'RAD*': 6, 'RAD': 13, 'JUPAD': 6, 'GMM': 1, 'GMM-Diag': 1, 'KDE': 1, 'EM*': 1}
 
 def _cache_file(out: Path, task, config: ExperimentConfig) -> Path:
     family, K, trial, method = task

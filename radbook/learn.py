@@ -477,7 +477,8 @@ def grid_starts(columns, n_atoms: int = _GRID_ATOMS) -> dict:
 
 _COEF_PRIOR = 2.0   # learn_dictionaries: pseudo-counts per coefficient (the Dirichlet prior of the M-step) ...
 _PRIOR_SHARE = 0.1  # ... but a column's prior weighs at most this share of a component's average training rows
-_PRIOR_ROWS = 5_000  # ... and tables of fewer rows get none (measured to help from 10,000 rows; mixed at 2,000)
+_PRIOR_ROWS = 150  # ... and fits on fewer rows get none (its gains and losses there were noise; see the prose above) ...
+_POINTS_PRIOR_ROWS = 5_000  # ... nor fits of point masses alone on fewer than this many (no atom moves there)
 
 def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, validation_fraction: float = 0.2,
                        max_iter: int = 1000, patience: int = 10, tol: float = 1e-6, max_discrete: int = 16,
@@ -485,7 +486,8 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
                        init=None) -> tuple:
     """Dictionaries for the columns of `Z` (NaN = missing) fitted by `tied_em` at rank `n_components` with
     `coef_prior` pseudo-counts per coefficient, fewer if a column of coefficients of the largest dictionary would then
-    hold more than a tenth of a component's average training rows, and none on fewer than 5,000 rows: returns
+    hold more than a tenth of a component's average training rows, and none on fewer than 150 rows (5,000 where every
+    atom is a point mass): returns
     `(dictionaries, fit)`. Given `held` rows (and `held_weights`), every fit trains on all of `Z` (or of its rows
     that select a start) and scores on those rows instead of a `validation_fraction` of them (`tied_em`). `start` gives the first dictionaries (one list per feature), or several starts as a dict
     `{name: start}`: each is fitted on the same held-out split of (at most) 10,000 random rows, and the one with the highest
@@ -514,7 +516,9 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     per_component = (1 - (validation_fraction if held is None else 0)) * len(Z) / n_components  # a component's average training rows
     floors = [atom_floor(c) for c in cols]
     def em(st, rows, seed):
-        prior = 0.0 if len(Z) < _PRIOR_ROWS else min(float(coef_prior), _PRIOR_SHARE * per_component / max(map(len, st)))
+        points = all(atom_spec(a)[0] == 'point' for d in st for a in d)  # no atom to learn: a latent class model
+        prior = (0.0 if len(Z) < (_POINTS_PRIOR_ROWS if points else _PRIOR_ROWS) else
+                 min(float(coef_prior), _PRIOR_SHARE * per_component / max(map(len, st))))
         return tied_em(Z[rows], [atom_arrays(d) for d in st], n_components, None if row_weights is None else
                        np.asarray(row_weights)[rows], validation_fraction, max_iter, patience, tol, floors=floors,
                        coef_prior=prior, random_state=seed, held=held, held_weights=held_weights, init=init)

@@ -340,6 +340,8 @@ _STACKED = 'columns' + _INDEPENDENT  # scored beside them on a small table's fol
 def _independent(kind) -> bool: return isinstance(kind, str) and kind.endswith(_INDEPENDENT)
 def _map_of(kind): return kind[:-len(_INDEPENDENT)] if _independent(kind) else kind
 
+_RACE_PRIOR = 0.0  # the candidates' EMs fit without the coefficient prior (see below)
+
 def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=None, max_discrete: int = 16,
                  rank: int = 8, random_state=0, max_rows: int = _SHAPE_ROWS, per_row: bool = False,
                  min_rows: int = 20, starts: dict = None, coef_floor: float = _COEF_FLOOR, axis=()) -> dict:
@@ -355,7 +357,8 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     NaN when there is nothing to compare (no held-out rows, or fewer than `min_rows` fitting ones). With `per_row`, each
     held-out row's log-likelihood instead of the mean. A dict `starts` receives, per EM candidate, the start its dictionary
     EM was fitted from where the starts would race (`fit['start']`: the race's winner, or a rotation's
-    `_ROTATION_START`; None on fewer than 5,000 rows, where there is one start)."""
+    `_ROTATION_START`; None on fewer than 5,000 rows, where there is one start). The EMs fit without the dictionary EM's
+    coefficient prior (`_RACE_PRIOR`)."""
     columns = np.asarray(columns, dtype=np.intp)
     fitting, held = summary.without_held(max_rows), summary.held_out
     if not len(columns) or len(held) < 2 or len(fitting.sample) < min_rows: return {kind: np.nan for kind in kinds}  # scalars, per_row or not
@@ -375,6 +378,7 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
         else:
             std, _, center, scale, fit = rad_dictionaries(mapped, 'auto', max_discrete=max_discrete, discrete=discrete,
                                                           n_components=rank, random_state=random_state, return_fit=True,
+                                                          coef_prior=_RACE_PRIOR,
                                                           start=_ROTATION_START if base in _ROTATIONS else _SHAPE_RACE)
             if starts is not None: starts[kind] = fit.get('start')
         Z = standardize(shape.transform(held), center, scale)

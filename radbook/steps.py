@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from .checks import Settings
 from .dictionaries import auto_dictionary, check_dictionaries, point_mass, _few_values
-from .learn import GRID_STARTS, learn_dictionaries, learn_ranks, grid_starts, _GRID_ROWS, _GRID_ATOMS
+from .learn import GRID_STARTS, learn_dictionaries, learn_ranks, grid_starts, _GRID_ROWS, _GRID_ATOMS, _COEF_PRIOR
 from .radon import feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators
 from .datapass import Counts, data_pass, split_counts, summarize, Summary, _NO_CAP, _BASE_ROWS
 from .tables import robust_scale, standardize, standard_dictionaries, table_dictionaries, snap_discrete
@@ -153,7 +153,8 @@ def discrete_columns(summary: Summary, max_discrete: int = 16, discrete=None) ->
 
 def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool = True, max_discrete: int = 16,
                      max_atoms: int = None, discrete=None, names=None, n_components: int = 8, random_state=None,
-                     return_fit: bool = False, held=None, held_weights=None, start=None) -> tuple:
+                     return_fit: bool = False, held=None, held_weights=None, start=None,
+                     coef_prior: float = _COEF_PRIOR) -> tuple:
     """Dictionaries and units of a table from its data-pass `Summary` alone: `(dictionaries in standard units,
     dictionaries in the table's units, center, scale)` (step 2 above). `discrete[n]` forces a column to point masses
     (categories); `max_atoms` caps the Gaussians of a continuous column (`atom_budget`). 'marginal' reads each
@@ -166,7 +167,8 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
     mixtures and grids come from the sample's first 10,000 rows. `return_fit=True` appends the EM's fit (None without one).
     `held` rows of the table (weighted by `held_weights`) score the EM instead of a share of its rows (`tied_em`).
     `start` names the one start to fit where the starts would race (an earlier race's winner, `fit['start']`), or a tuple
-    of the starts to race: the others are not made, nor the 1-D mixtures unless they are among them."""
+    of the starts to race: the others are not made, nor the 1-D mixtures unless they are among them. `coef_prior` is
+    the EM's prior (`learn_dictionaries`; 0: none)."""
     K, N = summary.n_samples, summary.n_features
     rng = check_random_state(random_state)
     base, w = summary.subsample(_BASE_ROWS)  # and the rows' weights when it holds them all (None: unweighted, or drawn by weight)
@@ -209,7 +211,7 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
             learn = learn_dictionaries if isinstance(n_components, numbers.Integral) else learn_ranks
             scoring = {} if held is None else dict(held=standardize(held, center, scale), held_weights=held_weights)
             std, fit = learn(standardize(rows, center, scale), n_components, start=std, row_weights=w_em, random_state=rng,
-                             **scoring)
+                             coef_prior=coef_prior, **scoring)
             fit['n_rows'] = len(rows)  # the sample's rows the EM fitted (a larger rank grows on the same: `em_grow`)
         out = std, table_dictionaries(std, center, scale, values), center, scale
         return out + (fit,) if return_fit else out
