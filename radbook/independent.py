@@ -47,7 +47,7 @@ def independent_fit(summary: Summary, max_discrete: int = 16, discrete=None, sta
     standard units, in the table's units, center, scale, fit)`, as `rad_dictionaries(..., return_fit=True)` returns
     them, with the units it sets (`robust_scale`). A discrete column (`discrete_columns`) gets a point mass per value
     the summary tracks, weighted by its share of the sample's rows, with `prior` pseudo-counts each (0: the frequencies,
-    as the dictionary EM's coefficients; 1: add-one smoothing); a continuous one its `bic_mixture`. Missing entries are left out of their column; weighted rows are resampled by weight for the
+    as the dictionary EM's coefficients without its prior; 1: add-one smoothing); a continuous one its `bic_mixture`. Missing entries are left out of their column; weighted rows are resampled by weight for the
     mixtures. `fit` holds `weights` ([1]), `coefs` (one column each) and the EM's bookkeeping (no iterations)."""
     rng = check_random_state(random_state)
     rows, w = summary.subsample(_BASE_ROWS)

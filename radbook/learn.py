@@ -487,7 +487,7 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     """Dictionaries for the columns of `Z` (NaN = missing) fitted by `tied_em` at rank `n_components` with
     `coef_prior` pseudo-counts per coefficient, fewer if a column of coefficients of the largest dictionary would then
     hold more than a tenth of a component's average training rows, and none on fewer than 150 rows (5,000 where every
-    atom is a point mass): returns
+    atom is a point mass; `row_weights` count as rows, as frequency weights): returns
     `(dictionaries, fit)`. Given `held` rows (and `held_weights`), every fit trains on all of `Z` (or of its rows
     that select a start) and scores on those rows instead of a `validation_fraction` of them (`tied_em`). `start` gives the first dictionaries (one list per feature), or several starts as a dict
     `{name: start}`: each is fitted on the same held-out split of (at most) 10,000 random rows, and the one with the highest
@@ -513,11 +513,12 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     if init is not None and len(starts) > 1: raise ValueError("init starts one mixture: give a single start with it.")
     for name, st in starts.items():
         if len(st) != N: raise ValueError(f"start{'' if name is None else ' ' + repr(name)} has {len(st)} dictionaries for {N} features.")
-    per_component = (1 - (validation_fraction if held is None else 0)) * len(Z) / n_components  # a component's average training rows
+    n_rows = len(Z) if row_weights is None else float(np.sum(row_weights))  # weights count as rows (frequency weights)
+    per_component = (1 - (validation_fraction if held is None else 0)) * n_rows / n_components  # a component's average training rows
     floors = [atom_floor(c) for c in cols]
     def em(st, rows, seed):
         points = all(atom_spec(a)[0] == 'point' for d in st for a in d)  # no atom to learn: a latent class model
-        prior = (0.0 if len(Z) < (_POINTS_PRIOR_ROWS if points else _PRIOR_ROWS) else
+        prior = (0.0 if n_rows < (_POINTS_PRIOR_ROWS if points else _PRIOR_ROWS) else
                  min(float(coef_prior), _PRIOR_SHARE * per_component / max(map(len, st))))
         return tied_em(Z[rows], [atom_arrays(d) for d in st], n_components, None if row_weights is None else
                        np.asarray(row_weights)[rows], validation_fraction, max_iter, patience, tol, floors=floors,

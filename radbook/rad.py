@@ -957,7 +957,7 @@ class RAD(BasePairwiseDensity):
         if options != PaperOptions():
             raise ValueError("paper_options set the Radon solver's algorithm; solver='em' has none: use solver='radon'.")
         if isinstance(self.smoothing, str) or self.smoothing != 0:
-            raise ValueError(f"smoothing={self.smoothing!r} is a prior of the Radon solver; solver='em' fits without one: "
+            raise ValueError(f"smoothing={self.smoothing!r} is a prior of the Radon solver, which solver='em' does not run: "
                              "use smoothing=0.0, or solver='radon'.")
 
     def _fit_em(self, X, weights=None):
