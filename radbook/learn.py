@@ -9,16 +9,18 @@ from collections import namedtuple
 import numbers
 import threading
 from contextlib import contextmanager
+from contextvars import ContextVar
 import numpy as np
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 from .dictionaries import (atom_spec, auto_dictionary, gaussian, laplacian, point_mass,
                                   atom_floor, peel_heavy, _few_values, _LOG_SQRT_2PI)
+from .checks import check_weights
 
 # %% auto #0
 __all__ = ['Theta', 'GRID_STARTS', 'atom_arrays', 'arrays_atoms', 'TiedLayout', 'TiedRows', 'tied_e_step', 'tied_logpdf',
            'tied_m_step', 'single_threaded', 'tied_em', 'overrelax', 'seen_only', 'grid_dictionary', 'grid_starts',
-           'learn_dictionaries', 'learn_ranks']
+           'counted_rows', 'table_rows', 'learn_dictionaries', 'learn_ranks']
 
 # %% ../nbs/01a_learn.ipynb #5e97f650
 _LEARNABLE = ('norm', 'laplace', 'point')
@@ -479,6 +481,27 @@ _COEF_PRIOR = 2.0   # learn_dictionaries: pseudo-counts per coefficient (the Dir
 _PRIOR_SHARE = 0.1  # ... but a column's prior weighs at most this share of a component's average training rows
 _PRIOR_ROWS = 150  # ... and fits on fewer rows get none (its gains and losses there were noise; see the prose above) ...
 _POINTS_PRIOR_ROWS = 5_000  # ... nor fits of point masses alone on fewer than this many (no atom moves there)
+_TABLE_ROWS = ContextVar('radbook_table_rows', default=None)  # the rows of the table a fit is running on (`table_rows`)
+
+def counted_rows(X, sample_weight=None):
+    """The rows of the table `X` as the prior counts them: its length, or its `sample_weight` summed (frequency
+    weights); None where the weights are not one finite non-negative number per row (the fit's own checks name that)."""
+    if sample_weight is None: return float(len(X))
+    try: return float(np.sum(check_weights(sample_weight, len(X))))
+    except (TypeError, ValueError): return None
+
+@contextmanager
+def table_rows(n):
+    """While the block runs, every `learn_dictionaries` decides whether its coefficient prior applies by the table's
+    `n` rows (`counted_rows`) or its own, whichever are more: a fit's folds, parts and twin on fewer rows decide as the
+    whole fit does. A block inside another keeps the outer one's rows; None sets nothing. A thread sees them where it
+    runs in a copy of the context (`contextvars.copy_context()`)."""
+    if n is None or _TABLE_ROWS.get() is not None:
+        yield
+        return
+    token = _TABLE_ROWS.set(float(n))
+    try: yield
+    finally: _TABLE_ROWS.reset(token)
 
 def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, validation_fraction: float = 0.2,
                        max_iter: int = 1000, patience: int = 10, tol: float = 1e-6, max_discrete: int = 16,
@@ -487,7 +510,8 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     """Dictionaries for the columns of `Z` (NaN = missing) fitted by `tied_em` at rank `n_components` with
     `coef_prior` pseudo-counts per coefficient, fewer if a column of coefficients of the largest dictionary would then
     hold more than a tenth of a component's average training rows, and none on fewer than 150 rows (5,000 where every
-    atom is a point mass; `row_weights` count as rows, as frequency weights): returns
+    atom is a point mass; `row_weights` count as rows, as frequency weights; inside `table_rows` the table's rows
+    decide where they are more): returns
     `(dictionaries, fit)`. Given `held` rows (and `held_weights`), every fit trains on all of `Z` (or of its rows
     that select a start) and scores on those rows instead of a `validation_fraction` of them (`tied_em`). `start` gives the first dictionaries (one list per feature), or several starts as a dict
     `{name: start}`: each is fitted on the same held-out split of (at most) 10,000 random rows, and the one with the highest
@@ -518,7 +542,8 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     floors = [atom_floor(c) for c in cols]
     def em(st, rows, seed):
         points = all(atom_spec(a)[0] == 'point' for d in st for a in d)  # no atom to learn: a latent class model
-        prior = (0.0 if n_rows < (_POINTS_PRIOR_ROWS if points else _PRIOR_ROWS) else
+        deciding = max(n_rows, _TABLE_ROWS.get() or 0.0)  # the table's rows where a fit of it runs (`table_rows`)
+        prior = (0.0 if deciding < (_POINTS_PRIOR_ROWS if points else _PRIOR_ROWS) else
                  min(float(coef_prior), _PRIOR_SHARE * per_component / max(map(len, st))))
         return tied_em(Z[rows], [atom_arrays(d) for d in st], n_components, None if row_weights is None else
                        np.asarray(row_weights)[rows], validation_fraction, max_iter, patience, tol, floors=floors,

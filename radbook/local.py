@@ -8,6 +8,7 @@ import copy
 import numbers
 import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -610,7 +611,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
             # scikit-learn's (`check_array`) on each thread could otherwise leave one of its filters for good
             pool = stack.enter_context(ThreadPoolExecutor(1))  # (leaving it waits for the twin)
         twin_rows = lambda: _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
-        rows = (pool.submit(_single_threaded, twin_rows) if side else _done(twin_rows() if twins else one_rows))
+        rows = (_submit(pool, twin_rows) if side else _done(twin_rows() if twins else one_rows))
         fitted = (_local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_parts, part_params, min_rows,
                                rs, many, rows) if tries else out)
         rows.result()  # the twin done (its error raised here, where the parts did not wait for it)
@@ -626,6 +627,11 @@ def _single_threaded(f):
     """`f()` with one thread for every thread pool (`single_threaded`): a worker's own block, inside its fit's
     (notebook `01a_learn`)."""
     with single_threaded(): return f()
+
+def _submit(pool, f) -> Future:
+    """`pool.submit` of `_single_threaded(f)` in a copy of this thread's context, so that the worker's fits decide
+    their prior by the table's rows as this thread's do (`table_rows`, notebook `01a_learn`)."""
+    return pool.submit(copy_context().run, _single_threaded, f)
 
 def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_parts, part_params, min_rows, rs, many,
                  rows: Future):

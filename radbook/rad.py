@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, DensityMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight
-from .learn import single_threaded
+from .learn import single_threaded, table_rows, counted_rows
 from .dictionaries import DictionaryCPD, PointMass, point_mass
 from .datapass import Counts, check_chunk, is_chunked, is_dask_array, summarize, Summary
 from .density import TableDensityMixin, read_table
@@ -853,7 +853,9 @@ class RAD(BasePairwiseDensity):
         if kind is False:
             super().fit(X, y, sample_weight)
             return self._take(None)
-        with single_threaded():  # the partition's small products and k-means too
+        # one thread for the partition's small products and k-means; every dictionary EM of the fit (its folds, parts,
+        # twin) decides whether its coefficient prior applies by the table's rows
+        with single_threaded(), table_rows(counted_rows(X, sample_weight)):
             say = _StepReport(self.verbose)
             fit = say('local frames', fit_local(self, X, sample_weight, keep=kind))
             if kind == 'auto':  # then Gaussian frames, kernel frames, the last shares out of fold where cheap, and

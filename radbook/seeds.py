@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 from .dictionaries import is_discrete
-from .local import LocalFit, fit_local, fit_threads, _single_threaded, _THREAD_ROWS
+from .local import LocalFit, fit_local, fit_threads, _submit, _THREAD_ROWS
 from .stack import _same_values
 
 # %% auto #0
@@ -56,7 +56,7 @@ def with_seeds(fit: LocalFit, X, sample_weight=None, estimator=None, n_seeds: in
     threads = min(fit_threads(estimator), len(seeds)) if (w > 0).sum() >= _THREAD_ROWS else 1
     if threads > 1:
         with warnings.catch_warnings(), ThreadPoolExecutor(threads) as pool:  # the filters as they were, after the threads
-            others = list(pool.map(lambda seed: _single_threaded(partial(made, seed)), seeds))
+            others = [f.result() for f in [_submit(pool, partial(made, seed)) for seed in seeds]]
     else: others = [made(seed) for seed in seeds]
     fit.seeds.extend(o for o in others if o is not None and _same_values(o.one, fit.one))
     fit.scores['seeds'] = len(fit.seeds) + 1
