@@ -135,6 +135,10 @@ def _column_spec(name, col):
     except TypeError: categories = sorted(values, key=str)
     return ColumnSpec(name, 'category', col.dtype, categories)
 
+def _plain_number(dtype) -> bool:
+    "Whether a column of `dtype` holds numpy's own integers or floats (not nullable, dates, periods or text)."
+    return isinstance(dtype, np.dtype) and dtype.kind in 'iuf'
+
 def encode_frame(frame, specs=None) -> tuple:
     "`(X, specs)`: the frame as a float array (categories as codes, booleans as 0/1) and its columns' specs (given `specs`, encode the same way)."
     import pandas as pd
@@ -146,7 +150,11 @@ def encode_frame(frame, specs=None) -> tuple:
     elif len(specs) != frame.shape[1]:
         raise ValueError(f"X has {frame.shape[1]} columns, but the model was fitted on {len(specs)}.")
     X = np.empty(frame.shape, dtype=float)
+    plain = [n for n, (spec, dtype) in enumerate(zip(specs, frame.dtypes)) if spec.kind == 'number' and _plain_number(dtype)]
+    if plain: X[:, plain] = frame.iloc[:, plain].to_numpy(dtype=float)  # numpy's own numbers, all at once: what the
+    # loop below reads them as, in a thousandth of its time (a fit reads its held-out rows again and again)
     for n, spec in enumerate(specs):
+        if plain and n in plain: continue
         col = frame.iloc[:, n]
         if spec.kind == 'category':
             X[:, n] = pd.Index(spec.categories).get_indexer(col)  # -1 for a category not seen in fit
