@@ -21,7 +21,7 @@ try:  # scikit-learn's private parts of KMeans: where a release moves them, ever
 except ImportError: lloyd_iter_chunked_dense = None
 
 # %% auto #0
-__all__ = ['gaussian_mixture']
+__all__ = ['gaussian_mixture', 'many_gaussians']
 
 # %% ../nbs/01b_gmm.ipynb #943118eb
 _SKLEARN = '1.9'  # the scikit-learn whose algorithm this replicates: with another, every fit is scikit-learn's own
@@ -252,3 +252,41 @@ def gaussian_mixture(V, k: int, kind: str, seed: int) -> GaussianMixture:
     gm.precisions_ = np.matmul(pc, pc.transpose(0, 2, 1)) if kind == 'full' else pc ** 2
     gm.n_iter_, gm.lower_bound_, gm.lower_bounds_ = it, bounds[-1], bounds
     return gm
+
+# %% ../nbs/01b_gmm.ipynb #153bd775
+_MANY_ITER = 30  # `many_gaussians`' EM steps after its k-means start
+_MANY_BLOCK = 4096  # rows per block of its E-step
+
+def many_gaussians(V, k: int, n_iter: int = _MANY_ITER, seed: int = 0) -> tuple:
+    """A full-covariance Gaussian mixture of `k` components on the rows `V` (n, d), for many components: scikit-learn's
+    k-means labels (`_kmeans_labels`, seeded by `seed`) as the first responsibilities, then `n_iter` EM steps over all
+    components at once (no convergence test, nor scikit-learn's fit to the bit; `reg_covar` 1e-4 as RAD's).
+    Returns `(weights, means, covariances)` of the components that kept at least one row's worth of responsibility."""
+    X = np.ascontiguousarray(V, dtype=float)
+    n, d = X.shape
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= n:
+        raise ValueError(f"k must be an integer from 1 to the number of rows ({n}), got {k!r}.")
+    labels = np.zeros(n, np.intp) if k == 1 else _kmeans_labels(X, k, _seeded(seed))[0]
+    resp = np.zeros((n, k))
+    resp[np.arange(n), labels] = 1.0
+    XX = (X[:, :, None] * X[:, None, :]).reshape(n, d * d)  # each row's outer product
+    for step in range(n_iter + 1):
+        nk = resp.sum(axis=0) + 10 * np.finfo(float).eps
+        means = (resp.T @ X) / nk[:, None]
+        cov = (resp.T @ XX).reshape(k, d, d) / nk[:, None, None] - means[:, :, None] * means[:, None, :]
+        cov += _REG * np.eye(d)
+        if step == n_iter: break
+        P = np.linalg.inv(np.linalg.cholesky(cov))  # L_c^{-1}
+        A = P.transpose(2, 0, 1).reshape(d, k * d)  # [P_1^T ... P_k^T]
+        shift = np.einsum('cij,cj->ci', P, means).reshape(k * d)
+        const = np.log(nk / n) + np.log(np.diagonal(P, axis1=1, axis2=2)).sum(axis=1) - 0.5 * d * _LOG_2PI
+        for s in range(0, n, _MANY_BLOCK):
+            Y = X[s:s + _MANY_BLOCK] @ A - shift
+            Y *= Y
+            lp = const - 0.5 * Y.reshape(len(Y), k, d).sum(axis=2)
+            lp -= lp.max(axis=1, keepdims=True)
+            np.exp(lp, out=lp)
+            lp /= lp.sum(axis=1, keepdims=True)
+            resp[s:s + _MANY_BLOCK] = lp
+    keep = nk >= 1
+    return nk[keep] / nk[keep].sum(), means[keep], cov[keep]

@@ -21,7 +21,7 @@ from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
 from .datapass import held_out_rows
 from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
-from .gmm import gaussian_mixture
+from .gmm import gaussian_mixture, many_gaussians
 from .learn import single_threaded
 from .density import _log_density, seen_weight
 from .shape import _ROTATIONS, _SOLO, _map_of
@@ -32,6 +32,8 @@ __all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'fit_partition', 'Mixtu
            'before_refit', 'fit_threads', 'fit_local', 'stack_weight']
 
 # %% ../nbs/03g_local.ipynb #d730bc8f
+_SCORE_BLOCK = 2 ** 24  # `Partition.log_scores` takes rows in blocks of at most this many (row, part, column) entries
+
 @dataclass
 class Partition:
     r"""Hard parts of a table's rows: row $x$ goes to the component $c$ of a full-covariance Gaussian mixture over the
@@ -49,20 +51,24 @@ class Partition:
 
     def log_scores(self, X) -> np.ndarray:
         r"""$\log\pi_c + \log N(x_o; \mu_{c,o}, \Sigma_{c,oo})$ of each row of `X` (n_rows, n_features) and part: shape
-        (n_rows, n_parts); a row's missing columns are integrated out (one pass per pattern of missing entries)."""
+        (n_rows, n_parts); a row's missing columns are integrated out (one pass per pattern of missing entries, in
+        blocks of rows where parts times rows would hold more than `_SCORE_BLOCK` entries)."""
         V = (np.asarray(X, dtype=float)[:, self.columns] - self.center) / self.scale
         seen = ~np.isnan(V)
         out = np.tile(np.log(self.weights), (len(V), 1))
         patterns, inverse = np.unique(seen, axis=0, return_inverse=True)
         for p, o in enumerate(patterns):
             if not o.any(): continue
-            rows = inverse.ravel() == p
-            D = V[rows][:, o][:, None, :] - self.means[None, :, o]  # (rows, parts, observed)
+            rows = np.flatnonzero(inverse.ravel() == p)
             C = self.covariances[:, o][:, :, o]
             L = np.linalg.cholesky(C)
-            sol = D.transpose(1, 0, 2) @ np.linalg.inv(L).transpose(0, 2, 1)  # L^{-1} (x - mu): (parts, rows, observed)
+            P = np.linalg.inv(L).transpose(0, 2, 1)
             logdet = 2 * np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
-            out[rows] += -0.5 * (np.einsum('prd,prd->rp', sol, sol) + logdet + o.sum() * np.log(2 * np.pi))
+            step = max(1, _SCORE_BLOCK // (self.n_parts * o.sum()))  # rows at a time: (rows, parts, observed) stays small
+            for r in (rows[s:s + step] for s in range(0, len(rows), step)):
+                D = V[r][:, o][:, None, :] - self.means[None, :, o]  # (rows, parts, observed)
+                sol = D.transpose(1, 0, 2) @ P  # L^{-1} (x - mu): (parts, rows, observed)
+                out[r] += -0.5 * (np.einsum('prd,prd->rp', sol, sol) + logdet + o.sum() * np.log(2 * np.pi))
         return out
 
     def assign(self, X) -> np.ndarray:
@@ -91,12 +97,16 @@ _PART_GRID = (1, 2, 4, 8, 16, 32)
 # max_rows: on diamonds' continuous columns 5,000 rows gave 13-14 parts and -3.98 to -4.29 nats per row over four seeds;
 # 10,000 and 20,000 gave 25-27 parts and -3.78 to -4.03, for 12-18% more fit time (the partition 1.3 -> 3.4 s)
 
+_FINE_ROWS = 125  # a fine partition (`fit_partition(fine=True)`) has a component per this many of its drawn rows
+
 def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: int = 50, max_rows: int = 20_000,
-                  random_state=None) -> Partition:
+                  random_state=None, fine: bool = False) -> Partition:
     """A `Partition` of the rows of `Z` over `columns`: a full-covariance `GaussianMixture` on the rows that have all of
     them (at most `max_rows`, drawn by `random_state`; a weighted table draws rows in proportion to `sample_weight`),
     its number of components the best BIC among `n_parts` (an int, or candidates, tried upwards until BIC turns up)
-    with at least `min_rows` rows per component; components that end with fewer than `min_rows` rows are dropped (their rows go to the next best)."""
+    with at least `min_rows` rows per component, or with `fine` one component per `_FINE_ROWS` drawn rows (at least
+    two), fitted briefly by `many_gaussians` (notebook `01b_gmm`); components that end with fewer than `min_rows` rows
+    are dropped (their rows go to the next best)."""
     rng = check_random_state(random_state)
     Z = np.asarray(Z, dtype=float)
     columns = np.asarray(columns, dtype=np.intp)
@@ -112,14 +122,17 @@ def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: 
     grid = [n_parts] if isinstance(n_parts, numbers.Integral) else list(n_parts)
     seed = int(rng.randint(2**31 - 1))
     best = None
+    if fine: grid = []  # no BIC: many parts (below)
     for k in sorted(grid):
         if k > 1 and k * min_rows > len(V): break
         g = gaussian_mixture(V, k, 'full', seed)  # scikit-learn's fit to the bit, without its overhead (notebook 01b_gmm)
         bic = g.bic(V)
         if best is not None and bic >= best[0]: break  # BIC turned up: larger mixtures only cost more
         best = (bic, g)
-    g = best[1] if best is not None else GaussianMixture(1, covariance_type='full', reg_covar=1e-4).fit(V)  # none fit: one part
-    part = Partition(columns, center, scale, g.weights_, g.means_, g.covariances_)
+    if fine: part = Partition(columns, center, scale, *many_gaussians(V, max(2, min(len(V) // _FINE_ROWS, len(V))), seed=seed))
+    else:
+        g = best[1] if best is not None else GaussianMixture(1, covariance_type='full', reg_covar=1e-4).fit(V)  # none fit: one part
+        part = Partition(columns, center, scale, g.weights_, g.means_, g.covariances_)
     while part.n_parts > 1:  # drop parts too small to fit a density of their own
         sizes = np.bincount(part.assign(Z), minlength=part.n_parts)
         keep = sizes >= min_rows
@@ -542,7 +555,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least `_EM_PART_ROWS` fitted rows, or any
     part of a table of at least `steps._MANY_ROWS` rows of positive weight, where `_em_allowed`; on more than
     `_CHECK_ROWS` rows with every smooth column, the partition is fitted to that many of them, and where its total correlation passes and there are more than twice as many, fitted again to up to
-    `_PARTITION_ROWS`), and
+    `_PARTITION_ROWS`, a component per `_FINE_ROWS` of them, `fit_partition(fine=True)`), and
     the parts kept where `keep` is True (alone, `share` 0), or where it is 'auto' and their
     mixture with the one frame (its `share` fitted on the held-out rows, `stack_weight`, at least `_MIN_SHARE`) beats
     the one frame on them, each half of them scored with the share fitted on the other half (`_stacked_gain`): by
@@ -641,11 +654,11 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     outcome is the one the order of a single thread gives), and the choice between them and `out`."""
     one = out.one
     fit_w = np.where(held, 0.0, w)
-    partition = lambda rows: fit_partition(Z, columns, n_parts, fit_w, min_rows=min_rows, max_rows=rows,
-                                           random_state=copy.deepcopy(rs))
+    partition = lambda rows, fine=False: fit_partition(Z, columns, n_parts, fit_w, min_rows=min_rows, max_rows=rows,
+                                                       random_state=copy.deepcopy(rs), fine=fine)
     out.partition = partition(_CHECK_ROWS)  # on more rows than that, first a smaller search: is there a frame to orient?
     if out.partition.total_correlation() < _MIN_TOTAL_CORRELATION: return out
-    if complete.sum() > 2 * _CHECK_ROWS: out.partition = partition(_PARTITION_ROWS)  # the parts' own, on more rows
+    if complete.sum() > 2 * _CHECK_ROWS: out.partition = partition(_PARTITION_ROWS, fine=True)  # the parts' own: many, on more rows
     if out.partition.n_parts == 1 or out.partition.total_correlation() < _MIN_TOTAL_CORRELATION: return out
     labels = out.partition.assign(Z)
     params = PART_PARAMS if part_params is None else part_params
