@@ -13,6 +13,7 @@ from scipy.linalg.lapack import dpotrf, dtrtrs
 from sklearn import get_config
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import GaussianMixture
+from sklearn.cluster import KMeans
 from .dictionaries import _seeded, _sum_components, _max_components
 try:  # scikit-learn's private parts of KMeans: where a release moves them, every fit is scikit-learn's own
     from sklearn.cluster._k_means_lloyd import lloyd_iter_chunked_dense
@@ -259,14 +260,19 @@ _MANY_BLOCK = 4096  # rows per block of its E-step
 
 def many_gaussians(V, k: int, n_iter: int = _MANY_ITER, seed: int = 0) -> tuple:
     """A full-covariance Gaussian mixture of `k` components on the rows `V` (n, d), for many components: scikit-learn's
-    k-means labels (`_kmeans_labels`, seeded by `seed`) as the first responsibilities, then `n_iter` EM steps over all
+    k-means labels (`_kmeans_labels`, seeded by `seed`; `KMeans` itself where its private parts moved) as the first
+    responsibilities, then `n_iter` EM steps over all
     components at once (no convergence test, nor scikit-learn's fit to the bit; `reg_covar` 1e-4 as RAD's).
     Returns `(weights, means, covariances)` of the components that kept at least one row's worth of responsibility."""
     X = np.ascontiguousarray(V, dtype=float)
     n, d = X.shape
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= n:
         raise ValueError(f"k must be an integer from 1 to the number of rows ({n}), got {k!r}.")
-    labels = np.zeros(n, np.intp) if k == 1 else _kmeans_labels(X, k, _seeded(seed))[0]
+    if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral) or n_iter < 0:
+        raise ValueError(f"n_iter must be an integer >= 0, got {n_iter!r}.")
+    if k == 1: labels = np.zeros(n, np.intp)
+    elif lloyd_iter_chunked_dense is not None: labels = _kmeans_labels(X, k, _seeded(seed))[0]
+    else: labels = KMeans(k, n_init=1, random_state=seed).fit(X).labels_  # scikit-learn moved its private parts
     resp = np.zeros((n, k))
     resp[np.arange(n), labels] = 1.0
     XX = (X[:, :, None] * X[:, None, :]).reshape(n, d * d)  # each row's outer product

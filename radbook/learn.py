@@ -485,10 +485,10 @@ _TABLE_ROWS = ContextVar('radbook_table_rows', default=None)  # the rows of the 
 
 def counted_rows(X, sample_weight=None):
     """The rows of the table `X` as the prior counts them: its length, or its `sample_weight` summed (frequency
-    weights); None where the weights are not one finite non-negative number per row (the fit's own checks name that)."""
-    if sample_weight is None: return float(len(X))
-    try: return float(np.sum(check_weights(sample_weight, len(X))))
-    except (TypeError, ValueError): return None
+    weights); None where `X` has no length or the weights are not one finite non-negative number per row (the fit's
+    own checks name the problem)."""
+    try: return float(len(X)) if sample_weight is None else float(np.sum(check_weights(sample_weight, len(X))))
+    except (TypeError, ValueError): return None  # no length, or not weights: the fit's own checks say which
 
 @contextmanager
 def table_rows(n):

@@ -52,7 +52,7 @@ class Partition:
     def log_scores(self, X) -> np.ndarray:
         r"""$\log\pi_c + \log N(x_o; \mu_{c,o}, \Sigma_{c,oo})$ of each row of `X` (n_rows, n_features) and part: shape
         (n_rows, n_parts); a row's missing columns are integrated out (one pass per pattern of missing entries, in
-        blocks of rows where parts times rows would hold more than `_SCORE_BLOCK` entries)."""
+        blocks of rows where rows times parts times observed columns would pass `_SCORE_BLOCK`)."""
         V = (np.asarray(X, dtype=float)[:, self.columns] - self.center) / self.scale
         seen = ~np.isnan(V)
         out = np.tile(np.log(self.weights), (len(V), 1))
@@ -99,14 +99,19 @@ _PART_GRID = (1, 2, 4, 8, 16, 32)
 
 _FINE_ROWS = 125  # a fine partition (`fit_partition(fine=True)`) has a component per this many of its drawn rows
 
+def _fine_fits(d: int) -> bool:
+    "Whether a fine partition's component over `d` columns holds more rows (`_FINE_ROWS`) than its Gaussian's parameters."
+    return d * (d + 3) // 2 < _FINE_ROWS
+
 def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: int = 50, max_rows: int = 20_000,
                   random_state=None, fine: bool = False) -> Partition:
     """A `Partition` of the rows of `Z` over `columns`: a full-covariance `GaussianMixture` on the rows that have all of
     them (at most `max_rows`, drawn by `random_state`; a weighted table draws rows in proportion to `sample_weight`),
     its number of components the best BIC among `n_parts` (an int, or candidates, tried upwards until BIC turns up)
     with at least `min_rows` rows per component, or with `fine` one component per `_FINE_ROWS` drawn rows (at least
-    two), fitted briefly by `many_gaussians` (notebook `01b_gmm`); components that end with fewer than `min_rows` rows
-    are dropped (their rows go to the next best)."""
+    two, at most one per `min_rows`), fitted briefly by `many_gaussians` (notebook `01b_gmm`), where each holds more
+    rows than a Gaussian over `columns` has parameters (`_fine_fits`: at most 14 columns; else BIC's choice);
+    components that end with fewer than `min_rows` rows are dropped (their rows go to the next best)."""
     rng = check_random_state(random_state)
     Z = np.asarray(Z, dtype=float)
     columns = np.asarray(columns, dtype=np.intp)
@@ -122,6 +127,7 @@ def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: 
     grid = [n_parts] if isinstance(n_parts, numbers.Integral) else list(n_parts)
     seed = int(rng.randint(2**31 - 1))
     best = None
+    fine = fine and _fine_fits(len(columns))
     if fine: grid = []  # no BIC: many parts (below)
     for k in sorted(grid):
         if k > 1 and k * min_rows > len(V): break
@@ -129,7 +135,9 @@ def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: 
         bic = g.bic(V)
         if best is not None and bic >= best[0]: break  # BIC turned up: larger mixtures only cost more
         best = (bic, g)
-    if fine: part = Partition(columns, center, scale, *many_gaussians(V, max(2, min(len(V) // _FINE_ROWS, len(V))), seed=seed))
+    if fine:  # a component per _FINE_ROWS rows, and at least `min_rows` rows each on average
+        k = max(2, min(len(V) // _FINE_ROWS, len(V) // max(1, int(min_rows)), len(V)))
+        part = Partition(columns, center, scale, *many_gaussians(V, k, seed=seed))
     else:
         g = best[1] if best is not None else GaussianMixture(1, covariance_type='full', reg_covar=1e-4).fit(V)  # none fit: one part
         part = Partition(columns, center, scale, g.weights_, g.means_, g.covariances_)

@@ -151,10 +151,11 @@ def encode_frame(frame, specs=None) -> tuple:
         raise ValueError(f"X has {frame.shape[1]} columns, but the model was fitted on {len(specs)}.")
     X = np.empty(frame.shape, dtype=float)
     plain = [n for n, (spec, dtype) in enumerate(zip(specs, frame.dtypes)) if spec.kind == 'number' and _plain_number(dtype)]
+    skip = set(plain)
     if plain: X[:, plain] = frame.iloc[:, plain].to_numpy(dtype=float)  # numpy's own numbers, all at once: what the
     # loop below reads them as, in a thousandth of its time (a fit reads its held-out rows again and again)
     for n, spec in enumerate(specs):
-        if plain and n in plain: continue
+        if n in skip: continue
         col = frame.iloc[:, n]
         if spec.kind == 'category':
             X[:, n] = pd.Index(spec.categories).get_indexer(col)  # -1 for a category not seen in fit
