@@ -272,7 +272,10 @@ def many_gaussians(V, k: int, n_iter: int = _MANY_ITER, seed: int = 0) -> tuple:
         raise ValueError(f"n_iter must be an integer >= 0, got {n_iter!r}.")
     if k == 1: labels = np.zeros(n, np.intp)
     elif lloyd_iter_chunked_dense is not None: labels = _kmeans_labels(X, k, _seeded(seed))[0]
-    else: labels = KMeans(k, n_init=1, random_state=seed).fit(X).labels_  # scikit-learn moved its private parts
+    else:  # scikit-learn moved its private parts: KMeans itself (the same labels), quiet as `_kmeans_labels` is here
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', ConvergenceWarning)
+            labels = KMeans(k, n_init=1, random_state=seed).fit(X).labels_
     resp = np.zeros((n, k))
     resp[np.arange(n), labels] = 1.0
     XX = (X[:, :, None] * X[:, None, :]).reshape(n, d * d)  # each row's outer product

@@ -564,8 +564,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least `_EM_PART_ROWS` fitted rows, or any
     part of a table of at least `steps._MANY_ROWS` rows of positive weight, where `_em_allowed`; on more than
     `_CHECK_ROWS` rows with every smooth column, the partition is fitted to that many of them, and where its total correlation passes and there are more than twice as many, fitted again to up to
-    `_PARTITION_ROWS`, a component per `_FINE_ROWS` of them, `fit_partition(fine=True)`, unless `n_parts` is
-    given), and
+    `_PARTITION_ROWS`, a component per `_FINE_ROWS` of them, `fit_partition(fine=True)`, unless `n_parts` differs
+    from the default grid), and
     the parts kept where `keep` is True (alone, `share` 0), or where it is 'auto' and their
     mixture with the one frame (its `share` fitted on the held-out rows, `stack_weight`, at least `_MIN_SHARE`) beats
     the one frame on them, each half of them scored with the share fitted on the other half (`_stacked_gain`): by
@@ -669,7 +669,7 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     out.partition = partition(_CHECK_ROWS)  # on more rows than that, first a smaller search: is there a frame to orient?
     if out.partition.total_correlation() < _MIN_TOTAL_CORRELATION: return out
     if complete.sum() > 2 * _CHECK_ROWS:  # the parts' own, on more rows: many of them, unless the caller sized them
-        out.partition = partition(_PARTITION_ROWS, fine=tuple(np.atleast_1d(n_parts)) == _PART_GRID)
+        out.partition = partition(_PARTITION_ROWS, fine=sorted(np.atleast_1d(n_parts).tolist()) == list(_PART_GRID))
     if out.partition.n_parts == 1 or out.partition.total_correlation() < _MIN_TOTAL_CORRELATION: return out
     labels = out.partition.assign(Z)
     params = PART_PARAMS if part_params is None else part_params
