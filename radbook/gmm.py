@@ -256,7 +256,6 @@ def gaussian_mixture(V, k: int, kind: str, seed: int) -> GaussianMixture:
 
 # %% ../nbs/01b_gmm.ipynb #153bd775
 _MANY_ITER = 30  # `many_gaussians`' EM steps after its k-means start
-_MANY_BLOCK = 4096  # rows per block of its E-step
 
 def many_gaussians(V, k: int, n_iter: int = _MANY_ITER, seed: int = 0) -> tuple:
     """A full-covariance Gaussian mixture of `k` components on the rows `V` (n, d), for many components: scikit-learn's
@@ -278,24 +277,22 @@ def many_gaussians(V, k: int, n_iter: int = _MANY_ITER, seed: int = 0) -> tuple:
             labels = KMeans(k, n_init=1, random_state=seed).fit(X).labels_
     resp = np.zeros((n, k))
     resp[np.arange(n), labels] = 1.0
-    XX = (X[:, :, None] * X[:, None, :]).reshape(n, d * d)  # each row's outer product
+    F = np.hstack([(X[:, :, None] * X[:, None, :]).reshape(n, d * d), X])  # each row's outer product, then the row
     for step in range(n_iter + 1):
         nk = resp.sum(axis=0) + 10 * np.finfo(float).eps
         means = (resp.T @ X) / nk[:, None]
-        cov = (resp.T @ XX).reshape(k, d, d) / nk[:, None, None] - means[:, :, None] * means[:, None, :]
+        cov = (resp.T @ F[:, :d * d]).reshape(k, d, d) / nk[:, None, None] - means[:, :, None] * means[:, None, :]
         cov += _REG * np.eye(d)
         if step == n_iter: break
         P = np.linalg.inv(np.linalg.cholesky(cov))  # L_c^{-1}
-        A = P.transpose(2, 0, 1).reshape(d, k * d)  # [P_1^T ... P_k^T]
-        shift = np.einsum('cij,cj->ci', P, means).reshape(k * d)
-        const = np.log(nk / n) + np.log(np.diagonal(P, axis1=1, axis2=2)).sum(axis=1) - 0.5 * d * _LOG_2PI
-        for s in range(0, n, _MANY_BLOCK):
-            Y = X[s:s + _MANY_BLOCK] @ A - shift
-            Y *= Y
-            lp = const - 0.5 * Y.reshape(len(Y), k, d).sum(axis=2)
-            lp -= lp.max(axis=1, keepdims=True)
-            np.exp(lp, out=lp)
-            lp /= lp.sum(axis=1, keepdims=True)
-            resp[s:s + _MANY_BLOCK] = lp
+        prec = P.transpose(0, 2, 1) @ P  # Lambda_c = L_c^{-T} L_c^{-1}
+        shift = np.einsum('cij,cj->ci', prec, means)  # Lambda_c mu_c
+        const = (np.log(nk / n) + np.log(np.diagonal(P, axis1=1, axis2=2)).sum(axis=1) - 0.5 * d * _LOG_2PI
+                 - 0.5 * np.einsum('ci,ci->c', shift, means))
+        resp = F @ np.vstack([-0.5 * prec.reshape(k, d * d).T, shift.T])  # every row's log density in every component
+        resp += const
+        resp -= resp.max(axis=1, keepdims=True)
+        np.exp(resp, out=resp)
+        resp /= resp.sum(axis=1, keepdims=True)
     keep = nk >= 1
     return nk[keep] / nk[keep].sum(), means[keep], cov[keep]
