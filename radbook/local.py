@@ -98,20 +98,26 @@ _PART_GRID = (1, 2, 4, 8, 16, 32)
 # max_rows: on diamonds' continuous columns 5,000 rows gave 13-14 parts and -3.98 to -4.29 nats per row over four seeds;
 # 10,000 and 20,000 gave 25-27 parts and -3.78 to -4.03, for 12-18% more fit time (the partition 1.3 -> 3.4 s)
 
-_FINE_ROWS = 125  # a fine partition (`fit_partition(fine=True)`) has a component per this many of its drawn rows
+_FINE_ROWS = 60  # a fine partition (`fit_partition(fine=True)`) has a component per this many of its drawn rows, or
+_FINE_PARAMETERS = 124  # per its Gaussian's parameters and one where more, over at most 14 columns (119 parameters)
 
 def _fine_fits(d: int) -> bool:
-    "Whether a fine partition's component over `d` columns holds more rows (`_FINE_ROWS`) than its Gaussian's parameters."
-    return d * (d + 3) // 2 < _FINE_ROWS
+    "Whether a fine partition's components over `d` columns have at most `_FINE_PARAMETERS` parameters each (14 columns)."
+    return d * (d + 3) // 2 <= _FINE_PARAMETERS
+
+def _fine_rows(d: int) -> int:
+    "The drawn rows per component of a fine partition over `d` columns: `_FINE_ROWS`, or its Gaussian's parameters and one."
+    return max(_FINE_ROWS, d * (d + 3) // 2 + 1)
 
 def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: int = 50, max_rows: int = 20_000,
                   random_state=None, fine: bool = False) -> Partition:
     """A `Partition` of the rows of `Z` over `columns`: a full-covariance `GaussianMixture` on the rows that have all of
     them (at most `max_rows`, drawn by `random_state`; a weighted table draws rows in proportion to `sample_weight`),
     its number of components the best BIC among `n_parts` (an int, or candidates, tried upwards until BIC turns up)
-    with at least `min_rows` rows per component, or with `fine` one component per `_FINE_ROWS` drawn rows (at least
-    two, at most one per `min_rows`), fitted briefly by `many_gaussians` (notebook `01b_gmm`), where each holds more
-    rows than a Gaussian over `columns` has parameters (`_fine_fits`: at most 14 columns; else BIC's choice);
+    with at least `min_rows` rows per component, or with `fine` one component per `_fine_rows` drawn rows (60, or a
+    Gaussian's parameters over `columns` and one where more; at least two components, at most one per `min_rows`),
+    fitted briefly by `many_gaussians` (notebook `01b_gmm`), where those parameters are at most `_FINE_PARAMETERS`
+    (`_fine_fits`: at most 14 columns; else BIC's choice);
     components that end with fewer than `min_rows` rows are dropped (their rows go to the next best)."""
     rng = check_random_state(random_state)
     Z = np.asarray(Z, dtype=float)
@@ -136,8 +142,8 @@ def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: 
         bic = g.bic(V)
         if best is not None and bic >= best[0]: break  # BIC turned up: larger mixtures only cost more
         best = (bic, g)
-    if fine:  # a component per _FINE_ROWS rows, and at least `min_rows` rows each on average
-        k = max(2, min(len(V) // _FINE_ROWS, len(V) // max(1, int(min_rows)), len(V)))
+    if fine:  # a component per _fine_rows rows, and at least `min_rows` rows each on average
+        k = max(2, min(len(V) // _fine_rows(len(columns)), len(V) // max(1, int(min_rows)), len(V)))
         part = Partition(columns, center, scale, *many_gaussians(V, k, seed=seed))
     else:
         g = best[1] if best is not None else GaussianMixture(1, covariance_type='full', reg_covar=1e-4).fit(V)  # none fit: one part
