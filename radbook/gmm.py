@@ -261,7 +261,8 @@ def many_gaussians(V, k: int, n_iter: int = _MANY_ITER, seed: int = 0) -> tuple:
     """A full-covariance Gaussian mixture of `k` components on the rows `V` (n, d), for many components: scikit-learn's
     k-means labels (`_kmeans_labels`, seeded by `seed`; `KMeans` itself where its private parts moved) as the first
     responsibilities, then `n_iter` EM steps over all components at once (no convergence test, nor scikit-learn's fit
-    to the bit; `reg_covar` 1e-4 as RAD's).
+    to the bit; `reg_covar` 1e-4 as RAD's). The rows should be standardised (centred, unit spread): the E-step
+    expands each distance around the origin.
     Returns `(weights, means, covariances)` of the components that kept at least one row's worth of responsibility."""
     X = np.ascontiguousarray(V, dtype=float)
     n, d = X.shape

@@ -570,7 +570,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     `PART_PARAMS`, by the dictionary EM alone, solver='em', for a part of at least `_EM_PART_ROWS` fitted rows, or any
     part of a table of at least `steps._MANY_ROWS` rows of positive weight, where `_em_allowed`; on more than
     `_CHECK_ROWS` rows with every smooth column, the partition is fitted to that many of them, and where its total correlation passes and there are more than twice as many, fitted again to up to
-    `_PARTITION_ROWS`, a component per `_FINE_ROWS` of them, `fit_partition(fine=True)`, unless `n_parts` differs
+    `_PARTITION_ROWS`, a component per `_fine_rows` of them, `fit_partition(fine=True)`, unless `n_parts` differs
     from the default grid), and
     the parts kept where `keep` is True (alone, `share` 0), or where it is 'auto' and their
     mixture with the one frame (its `share` fitted on the held-out rows, `stack_weight`, at least `_MIN_SHARE`) beats

@@ -499,8 +499,8 @@ class RAD(BasePairwiseDensity):
     local : {'auto', True, False}, default='auto'
         RAD in local frames (notebook `03g_local`): besides the fit in one frame (`shape`), a partition of the rows (a
         full-covariance Gaussian mixture over the smooth continuous columns, at least two of them, its size by BIC, or
-        where more than 8,000 rows that it is fitted to (not held out) hold them all, a component per 125 of up to
-        20,000 of them, on at most 14 columns;
+        where more than 8,000 rows that it is fitted to (not held out) hold them all, a component per 60 of up to
+        20,000 of them (more rows over 10 to 14 columns), on at most 14 columns;
         none where its parts' total correlation is below a quarter nat per row, nothing to orient)
         and a RAD per part in its own whitened frame, mixed by the parts' shares of the rows, with the one frame beside
         them at the share the held-out rows fit, at least 0.1 (`global_weight_`). Under 'auto' the one frame itself is
