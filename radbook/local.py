@@ -23,6 +23,7 @@ from .datapass import held_out_rows
 from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
 from .gmm import gaussian_mixture, many_gaussians
 from .learn import single_threaded
+from .workers import submit, result, warm
 from .density import _log_density, seen_weight
 from .shape import _ROTATIONS, _SOLO, _map_of
 import radbook.steps as steps
@@ -273,6 +274,8 @@ _CHECK_ROWS, _PARTITION_ROWS = 4000, 20_000  # rows of the partition that checks
 # the Laplacian family, 0.2 of 1.1 on the mixed-features one)
 _ABANDON = 0.5  # nats per row: parts whose bound trails the one frame by more than this, beyond two standard errors, stop
 _MIN_SHARE = 0.1  # the one frame's least share beside the parts under local='auto': a defensive mixture (see below)
+_WORKER_PARTS, _WORKER_CHUNK = 48, 8  # a fine partition's parts, where at least this many, are fitted every other one
+# on a worker process (notebook `03f1_workers`), this many at a time, where the estimator may use two cores
 
 @dataclass
 class LocalFit:
@@ -662,20 +665,46 @@ def _submit(pool, f) -> Future:
     their prior by the table's rows as this thread's do (`table_rows`, notebook `01a_learn`)."""
     return pool.submit(copy_context().run, _single_threaded, f)
 
+def _fit_part(base, kw, X, weight, holes):
+    """A part's RAD: a clone of `base` with the settings `kw` fitted to the rows `X` weighted by `weight`, fitted again
+    with shape='columns' where its map whitened a column with `holes` elsewhere in the table (its rows had none)."""
+    p = clone(base).set_params(**kw).fit(X, sample_weight=weight)
+    if holes[getattr(getattr(p, 'shape_', None), 'group', np.zeros(0, int))].any():
+        p = clone(base).set_params(**{**kw, 'shape': 'columns'}).fit(X, sample_weight=weight)
+    return p
+
+def _fit_parts(base, jobs, X, w, labels, holes) -> list:
+    """`_fit_part` of each `(c, kw)` of `jobs` in order, part c's rows those with `labels == c` (weights `w`): the
+    fits, the last of them the `ValueError` of a part that could not be fitted (nothing after it is fitted, as in one
+    thread's order). A worker process's share of the parts (`_local_parts`)."""
+    out = []
+    for c, kw in jobs:
+        try: out.append(_fit_part(base, kw, X, w * (labels == c), holes))
+        except ValueError as e:
+            out.append(e)
+            break
+    return out
+
 def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_parts, part_params, min_rows, rs, many,
                  rows: Future):
     """`fit_local`'s parts beside `out.one` (see there): the partition, the parts fitted largest first, abandoned once
     their bound trails the one frame's held-out rows (`rows`, a future of them: its twin's mixture, which may still be
     fitting on another thread; a step whose check waits for them is checked, in order, once they are there, so the
-    outcome is the one the order of a single thread gives), and the choice between them and `out`."""
+    outcome is the one the order of a single thread gives), and the choice between them and `out`. A fine partition
+    of at least `_WORKER_PARTS` parts, where the estimator may use two cores (`fit_threads`), has every other part
+    (in that order) fitted on a worker process, `_WORKER_CHUNK` at a time (`submit`, notebook `03f1_workers`), and
+    each part checked in order once its fit is in: the same fits and the same outcome, bit for bit."""
     one = out.one
     fit_w = np.where(held, 0.0, w)
     partition = lambda rows, fine=False: fit_partition(Z, columns, n_parts, fit_w, min_rows=min_rows, max_rows=rows,
                                                        random_state=copy.deepcopy(rs), fine=fine)
     out.partition = partition(_CHECK_ROWS)  # on more rows than that, first a smaller search: is there a frame to orient?
     if out.partition.total_correlation() < _MIN_TOTAL_CORRELATION: return out
+    fine = False
     if complete.sum() > 2 * _CHECK_ROWS:  # the parts' own, on more rows: many of them, unless the caller sized them
-        out.partition = partition(_PARTITION_ROWS, fine=sorted(np.atleast_1d(n_parts).tolist()) == list(_PART_GRID))
+        fine = sorted(np.atleast_1d(n_parts).tolist()) == list(_PART_GRID) and _fine_fits(len(columns))
+        if fine and fit_threads(base) > 1: warm()  # the worker may take parts: started now, while the partition fits
+        out.partition = partition(_PARTITION_ROWS, fine=fine)
     if out.partition.n_parts == 1 or out.partition.total_correlation() < _MIN_TOTAL_CORRELATION: return out
     labels = out.partition.assign(Z)
     params = PART_PARAMS if part_params is None else part_params
@@ -683,13 +712,9 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     if params.get('shape') in ('whiten', 'ica') and not _can_whiten(holes, flags):
         params = {**params, 'shape': 'columns'}  # no two continuous columns without holes: every whitening would be refitted
     em_ok = _em_allowed(base)
-    def part(c):
-        by_em = sizes[c] >= _EM_PART_ROWS or many  # a large part, or a large table's
-        kw = {**params, 'solver': 'em'} if by_em and part_params is None and em_ok else params
-        p = clone(base).set_params(**kw).fit(X, sample_weight=w * (labels == c))
-        if holes[getattr(getattr(p, 'shape_', None), 'group', np.zeros(0, int))].any():  # its rows had none of the holes
-            p = clone(base).set_params(**{**kw, 'shape': 'columns'}).fit(X, sample_weight=w * (labels == c))
-        return p
+    def settings(c):  # part c's RAD settings: by the EM for a large part, or a large table's
+        by_em = sizes[c] >= _EM_PART_ROWS or many
+        return {**params, 'solver': 'em'} if by_em and part_params is None and em_ok else params
     sizes = np.bincount(labels, weights=fit_w, minlength=out.partition.n_parts)
     pi, parts, bound = sizes / sizes.sum(), [None] * len(sizes), np.full(len(held), np.nan)
     unseen = getattr(one, 'unseen', 1.0)
@@ -706,18 +731,47 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
                 out.scores['bound_gain'] = float(m)
                 return True
         return False
-    for c in np.argsort(-sizes, kind='stable'):  # largest first; each part's held-out rows bound the mixture there
-        try: parts[c] = part(c)
-        except ValueError:  # a part the pipeline cannot fit (a column never observed in its rows, say): one frame
-            abandoned(wait=True)  # (after the steps before it, whose check may have stopped first)
-            return out
-        mine = held & (labels == c)
-        if keep is True or not mine.any(): continue
-        d = with_values(before_refit(parts[c]), one.dictionaries_, seen_weight(parts[c]), unseen)
-        with np.errstate(divide='ignore'): bound[mine] = np.log(pi[c]) + _held_rows(one, d, X, mine)  # pi_c = 0: -inf
-        steps_seen.append(~np.isnan(bound[held]))
-        if abandoned(wait=False): return out
-    if abandoned(wait=True): return out
+    order = np.argsort(-sizes, kind='stable')  # largest first; each part's held-out rows bound the mixture there
+    remote = fine and fit_threads(base) > 1 and len(order) >= _WORKER_PARTS  # every other part on the worker
+    theirs = [order[s:s + 2 * _WORKER_CHUNK:2] for s in range(1, len(order), 2 * _WORKER_CHUNK)] if remote else []
+    jobs = lambda chunk: [(c, settings(c)) for c in chunk]
+    pending = [(chunk, submit(_fit_parts, base, jobs(chunk), X, w, labels, holes)) for chunk in theirs]
+    fits, k = {}, 0  # each part's fit (or the error that stopped it) as it comes in; the parts checked so far
+    def take():  # the worker's next chunk of fits (waiting for it), or the same fits made here where the worker failed
+        chunk, future = pending.pop(0)
+        try: got = result(future)
+        except Exception: got = _fit_parts(base, jobs(chunk), X, w, labels, holes)  # (a fit's own error is raised again)
+        fits.update(zip(chunk, got))
+    def stopped(wait: bool) -> bool:  # check the parts in `order` as far as their fits are in: True where they stop
+        nonlocal k
+        while pending and pending[0][1].done(): take()
+        while k < len(order):
+            if order[k] not in fits:  # the worker's, still to come (the chunks hold the parts in order)
+                if not (wait and pending): return False
+                take()
+                continue
+            c = order[k]
+            k += 1
+            if isinstance(fits[c], ValueError):  # a part the pipeline cannot fit (a column never observed in its
+                abandoned(wait=True)  # rows, say): one frame (after the steps before it, whose check may have stopped first)
+                return True
+            parts[c] = fits[c]
+            mine = held & (labels == c)
+            if keep is True or not mine.any(): continue
+            d = with_values(before_refit(parts[c]), one.dictionaries_, seen_weight(parts[c]), unseen)
+            with np.errstate(divide='ignore'): bound[mine] = np.log(pi[c]) + _held_rows(one, d, X, mine)  # pi_c = 0: -inf
+            steps_seen.append(~np.isnan(bound[held]))
+            if abandoned(wait=False): return True
+        return False
+    try:
+        for c in (order[::2] if remote else order):  # this process's parts
+            try: fits[c] = _fit_part(base, settings(c), X, w * (labels == c), holes)
+            except ValueError as e: fits[c] = e
+            if stopped(wait=False): return out
+            if isinstance(fits[c], ValueError): break  # nothing after it is needed
+        if stopped(wait=True) or abandoned(wait=True): return out
+    finally:
+        for _, future in pending: future.cancel()  # abandoned: what the worker has not started
     if any([is_discrete(d) for d in p.dictionaries_] != flags for p in parts):
         return out  # a part read a column as discrete where the one frame did not (or the reverse): not one measure
     alone = LocalFit(one, parts, pi, out.partition, out.scores, held=held)  # the parts alone (no twin: share 0)
