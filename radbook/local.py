@@ -23,7 +23,7 @@ from .datapass import held_out_rows
 from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
 from .gmm import gaussian_mixture, many_gaussians
 from .learn import single_threaded
-from .workers import submit, result, warm
+from .workers import submit, result, warm, outcome, replay
 from .density import _log_density, seen_weight
 from .shape import _ROTATIONS, _SOLO, _map_of
 import radbook.steps as steps
@@ -275,7 +275,8 @@ _CHECK_ROWS, _PARTITION_ROWS = 4000, 20_000  # rows of the partition that checks
 _ABANDON = 0.5  # nats per row: parts whose bound trails the one frame by more than this, beyond two standard errors, stop
 _MIN_SHARE = 0.1  # the one frame's least share beside the parts under local='auto': a defensive mixture (see below)
 _WORKER_PARTS, _WORKER_CHUNK = 48, 8  # a fine partition's parts, where at least this many, are fitted every other one
-# on a worker process (notebook `03f1_workers`), this many at a time, where the estimator may use two cores
+# on a worker process (notebook `03f1_workers`), this many at a time (two such chunks at most given to it at once),
+# where the estimator may use two cores
 
 @dataclass
 class LocalFit:
@@ -596,7 +597,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     (`fit_threads`), both the twin and the parts are tried, and the table has at least `_THREAD_ROWS` rows of positive
     weight, the twin fits on a thread of its own while the partition and the parts fit on this one (`_local_parts`):
     the same fit, bit for bit, as on one thread (parts fitted while a check waits for the twin, then abandoned, are
-    fitted for nothing, and may warn). Everything after the one frame (and its climb) runs with one thread for every
+    fitted for nothing, and may warn; a fine partition's parts on a worker process, `_local_parts`, show their
+    warnings and errors only when their turn comes). Everything after the one frame (and its climb) runs with one thread for every
     pool (`single_threaded`)."""
     if keep is True and not parts: raise ValueError("keep=True keeps the parts: it cannot go with parts=False.")
     rs = estimator.random_state
@@ -674,15 +676,13 @@ def _fit_part(base, kw, X, weight, holes):
     return p
 
 def _fit_parts(base, jobs, X, w, labels, holes) -> list:
-    """`_fit_part` of each `(c, kw)` of `jobs` in order, part c's rows those with `labels == c` (weights `w`): the
-    fits, the last of them the `ValueError` of a part that could not be fitted (nothing after it is fitted, as in one
-    thread's order). A worker process's share of the parts (`_local_parts`)."""
+    """The `outcome` (fit, error, warnings) of `_fit_part` for each `(c, kw)` of `jobs` in order, part c's rows those
+    with `labels == c` (weights `w`), up to the first that raised (nothing after it is fitted, as in one process's
+    order). A worker process's share of the parts (`_local_parts`), each replayed (`replay`) when its turn comes."""
     out = []
     for c, kw in jobs:
-        try: out.append(_fit_part(base, kw, X, w * (labels == c), holes))
-        except ValueError as e:
-            out.append(e)
-            break
+        out.append(outcome(_fit_part, base, kw, X, w * (labels == c), holes))
+        if out[-1][1] is not None: break
     return out
 
 def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_parts, part_params, min_rows, rs, many,
@@ -703,7 +703,9 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     fine = False
     if complete.sum() > 2 * _CHECK_ROWS:  # the parts' own, on more rows: many of them, unless the caller sized them
         fine = sorted(np.atleast_1d(n_parts).tolist()) == list(_PART_GRID) and _fine_fits(len(columns))
-        if fine and fit_threads(base) > 1: warm()  # the worker may take parts: started now, while the partition fits
+        if fine and fit_threads(base) > 1:  # the worker may take parts: started now, while the partition fits
+            try: warm()
+            except Exception: pass  # no worker: every part is fitted here (below)
         out.partition = partition(_PARTITION_ROWS, fine=fine)
     if out.partition.n_parts == 1 or out.partition.total_correlation() < _MIN_TOTAL_CORRELATION: return out
     labels = out.partition.assign(Z)
@@ -733,15 +735,23 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         return False
     order = np.argsort(-sizes, kind='stable')  # largest first; each part's held-out rows bound the mixture there
     remote = fine and fit_threads(base) > 1 and len(order) >= _WORKER_PARTS  # every other part on the worker
-    theirs = [order[s:s + 2 * _WORKER_CHUNK:2] for s in range(1, len(order), 2 * _WORKER_CHUNK)] if remote else []
-    jobs = lambda chunk: [(c, settings(c)) for c in chunk]
-    pending = [(chunk, submit(_fit_parts, base, jobs(chunk), X, w, labels, holes)) for chunk in theirs]
-    fits, k = {}, 0  # each part's fit (or the error that stopped it) as it comes in; the parts checked so far
-    def take():  # the worker's next chunk of fits (waiting for it), or the same fits made here where the worker failed
+    queue = [order[s:s + 2 * _WORKER_CHUNK:2] for s in range(1, len(order), 2 * _WORKER_CHUNK)] if remote else []
+    pending, here = [], object()  # chunks given to the worker; a part's mark where the worker failed it
+    fits, k = {}, 0  # each part's outcome (fit, error, warnings) as it comes in; the parts checked so far
+    def here_all(chunks):  # the worker failed these: their parts are fitted here when their turn comes
+        fits.update((c, here) for chunk in chunks for c in chunk)
+    def give():  # the worker's next chunks, two at a time at most (an abandoned fit leaves it little to finish)
+        while queue and len(pending) < 2:
+            chunk = queue.pop(0)
+            try: pending.append((chunk, submit(_fit_parts, base, [(c, settings(c)) for c in chunk], X, w, labels, holes)))
+            except Exception: here_all([chunk] + queue); queue.clear()
+    def take():  # the worker's next chunk of outcomes (waiting for it)
         chunk, future = pending.pop(0)
-        try: got = result(future)
-        except Exception: got = _fit_parts(base, jobs(chunk), X, w, labels, holes)  # (a fit's own error is raised again)
-        fits.update(zip(chunk, got))
+        try: fits.update(zip(chunk, replay(result(future))))  # each part's own outcome, replayed in its turn
+        except Exception:  # it died, or could not read the arguments: the rest here
+            here_all([chunk] + [later for later, _ in pending] + queue)
+            pending.clear(), queue.clear()
+        give()
     def stopped(wait: bool) -> bool:  # check the parts in `order` as far as their fits are in: True where they stop
         nonlocal k
         while pending and pending[0][1].done(): take()
@@ -752,10 +762,11 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
                 continue
             c = order[k]
             k += 1
-            if isinstance(fits[c], ValueError):  # a part the pipeline cannot fit (a column never observed in its
-                abandoned(wait=True)  # rows, say): one frame (after the steps before it, whose check may have stopped first)
+            if fits[c] is here: fits[c] = outcome(_fit_part, base, settings(c), X, w * (labels == c), holes)
+            try: parts[c] = replay(fits[c])  # its warnings here, where one process would have shown them
+            except ValueError:  # a part the pipeline cannot fit (a column never observed in its rows, say): one
+                abandoned(wait=True)  # frame (after the steps before it, whose check may have stopped first)
                 return True
-            parts[c] = fits[c]
             mine = held & (labels == c)
             if keep is True or not mine.any(): continue
             d = with_values(before_refit(parts[c]), one.dictionaries_, seen_weight(parts[c]), unseen)
@@ -763,12 +774,13 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
             steps_seen.append(~np.isnan(bound[held]))
             if abandoned(wait=False): return True
         return False
+    give()
     try:
-        for c in (order[::2] if remote else order):  # this process's parts
-            try: fits[c] = _fit_part(base, settings(c), X, w * (labels == c), holes)
-            except ValueError as e: fits[c] = e
+        for c in (order[::2] if remote else order):  # this process's parts, their warnings shown as they come
+            try: fits[c] = (_fit_part(base, settings(c), X, w * (labels == c), holes), None, [])
+            except Exception as e: fits[c] = (None, e, [])  # raised when its turn comes (a ValueError abandons)
             if stopped(wait=False): return out
-            if isinstance(fits[c], ValueError): break  # nothing after it is needed
+            if fits[c][1] is not None: break  # nothing after it is needed
         if stopped(wait=True) or abandoned(wait=True): return out
     finally:
         for _, future in pending: future.cancel()  # abandoned: what the worker has not started
