@@ -738,6 +738,9 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     queue = [order[s:s + 2 * _WORKER_CHUNK:2] for s in range(1, len(order), 2 * _WORKER_CHUNK)] if remote else []
     pending, here = [], object()  # chunks given to the worker; a part's mark where the worker failed it
     fits, k = {}, 0  # each part's outcome (fit, error, warnings) as it comes in; the parts checked so far
+    def fitted_here(c):  # part c fitted in this process: its warnings shown as they come, its error kept for its turn
+        try: return _fit_part(base, settings(c), X, w * (labels == c), holes), None, []
+        except Exception as e: return None, e, []
     def here_all(chunks):  # the worker failed these: their parts are fitted here when their turn comes
         fits.update((c, here) for chunk in chunks for c in chunk)
     def give():  # the worker's next chunks, two at a time at most (an abandoned fit leaves it little to finish)
@@ -762,7 +765,7 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
                 continue
             c = order[k]
             k += 1
-            if fits[c] is here: fits[c] = outcome(_fit_part, base, settings(c), X, w * (labels == c), holes)
+            if fits[c] is here: fits[c] = fitted_here(c)  # the worker failed it
             try: parts[c] = replay(fits[c])  # its warnings here, where one process would have shown them
             except ValueError:  # a part the pipeline cannot fit (a column never observed in its rows, say): one
                 abandoned(wait=True)  # frame (after the steps before it, whose check may have stopped first)
@@ -776,9 +779,8 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         return False
     give()
     try:
-        for c in (order[::2] if remote else order):  # this process's parts, their warnings shown as they come
-            try: fits[c] = (_fit_part(base, settings(c), X, w * (labels == c), holes), None, [])
-            except Exception as e: fits[c] = (None, e, [])  # raised when its turn comes (a ValueError abandons)
+        for c in (order[::2] if remote else order):  # this process's parts (an error raised in its turn)
+            fits[c] = fitted_here(c)
             if stopped(wait=False): return out
             if fits[c][1] is not None: break  # nothing after it is needed
         if stopped(wait=True) or abandoned(wait=True): return out
