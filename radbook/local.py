@@ -767,9 +767,11 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
             k += 1
             if fits[c] is here: fits[c] = fitted_here(c)  # the worker failed it
             try: parts[c] = replay(fits[c])  # its warnings here, where one process would have shown them
-            except ValueError:  # a part the pipeline cannot fit (a column never observed in its rows, say): one
-                abandoned(wait=True)  # frame (after the steps before it, whose check may have stopped first)
-                return True
+            except Exception as e:  # a part the pipeline cannot fit (a ValueError: a column never observed in its
+                # rows, say) gives the one frame; another error is raised, unless the steps before it, checked first
+                # (the twin's rows awaited), had stopped the parts before one thread would have fitted it
+                if abandoned(wait=True) or isinstance(e, ValueError): return True
+                raise
             mine = held & (labels == c)
             if keep is True or not mine.any(): continue
             d = with_values(before_refit(parts[c]), one.dictionaries_, seen_weight(parts[c]), unseen)
@@ -782,10 +784,13 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         for c in (order[::2] if remote else order):  # this process's parts (an error raised in its turn)
             fits[c] = fitted_here(c)
             if stopped(wait=False): return out
-            if fits[c][1] is not None: break  # nothing after it is needed
+            if fits[c][1] is not None:  # nothing after it is needed, here or on the worker
+                queue.clear()
+                break
         if stopped(wait=True) or abandoned(wait=True): return out
     finally:
-        for _, future in pending: future.cancel()  # abandoned: what the worker has not started
+        for _, future in pending: future.cancel()  # abandoned: what the worker has not started (loky takes up to
+        # three calls at once, so it may still finish the chunks it was given; their outcomes are dropped)
     if any([is_discrete(d) for d in p.dictionaries_] != flags for p in parts):
         return out  # a part read a column as discrete where the one frame did not (or the reverse): not one measure
     alone = LocalFit(one, parts, pi, out.partition, out.scores, held=held)  # the parts alone (no twin: share 0)
