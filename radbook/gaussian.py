@@ -369,7 +369,7 @@ def with_gaussian(fit: LocalFit, X, sample_weight=None) -> LocalFit:
                             v, random_state=one.random_state)
     if found is None: return fit
     g, g_rows, _ = found
-    rows = _held_rows(one, fit.mixture(before_refit), X, held)
+    rows = fit.held_rows(X)  # RAD's own density there (each part's rows as the parts' step scored them)
     alpha = max(_MIN_SHARE, stack_weight(rows, g_rows, v))  # RAD's share: at least 0.1, as beside the parts
     gain = _stacked_gain(rows, g_rows, v, _MIN_SHARE)
     fit.scores.update(gaussian=float(np.average(g_rows, weights=v)), gaussian_share=1 - alpha,

@@ -119,7 +119,8 @@ def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: 
     Gaussian's parameters over `columns` and one where more; at least two components, at most one per `min_rows`),
     fitted briefly by `many_gaussians` (notebook `01b_gmm`), where those parameters are at most `_FINE_PARAMETERS`
     (`_fine_fits`: at most 14 columns; else BIC's choice);
-    components that end with fewer than `min_rows` rows are dropped (their rows go to the next best)."""
+    components that end with fewer than `min_rows` rows are dropped (their rows go to the next best: the argmax of the
+    rows' `log_scores`, computed once, over the components kept, which dropping shifts all by one constant)."""
     rng = check_random_state(random_state)
     Z = np.asarray(Z, dtype=float)
     columns = np.asarray(columns, dtype=np.intp)
@@ -149,13 +150,15 @@ def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: 
     else:
         g = best[1] if best is not None else GaussianMixture(1, covariance_type='full', reg_covar=1e-4).fit(V)  # none fit: one part
         part = Partition(columns, center, scale, g.weights_, g.means_, g.covariances_)
+    scores = part.log_scores(Z) if part.n_parts > 1 else None  # renormalising the kept weights adds one constant
     while part.n_parts > 1:  # drop parts too small to fit a density of their own
-        sizes = np.bincount(part.assign(Z), minlength=part.n_parts)
+        sizes = np.bincount(np.argmax(scores, axis=1), minlength=part.n_parts)
         keep = sizes >= min_rows
         if keep.all(): break
         if not keep.any(): keep[np.argmax(sizes)] = True
         part = Partition(columns, center, scale, part.weights[keep] / part.weights[keep].sum(), part.means[keep],
                          part.covariances[keep])
+        scores = scores[:, keep]
     return part
 
 # %% ../nbs/03g_local.ipynb #5a59ece2
@@ -291,7 +294,9 @@ class LocalFit:
     `alt_share`, `bic`, Gaussian frames sized by BIC (`gaussian_by_bic`), at weight `bic_share`, and `independent`, RAD
     at rank one in the per-column map (a fitted estimator), at weight `independent_share`, where they keep them; and
     `seeds`, the same fit made at other seeds (each a `LocalFit`, notebook `03m_seeds`), whose densities the density
-    averages with this one's."""
+    averages with this one's. `held_read` and `held_raw`, where the parts' step kept them, are its held-out rows as read
+    (`_held_read`) and each part's log densities there (by the part's `id`, `_part_raw`), which `held_rows` reads
+    instead of scoring them again; the fit's estimator keeps neither."""
     one: object
     parts: list
     weights: np.ndarray
@@ -314,6 +319,20 @@ class LocalFit:
     independent: object = None
     independent_share: float = 0.0
     seeds: list = field(default_factory=list)
+    held_read: tuple = field(default=None, repr=False)
+    held_raw: dict = field(default=None, repr=False)
+
+    def held_rows(self, X) -> np.ndarray:
+        """The density `mixture(before_refit)` at the held-out rows of `X`, as `_held_rows` scores it; where it is RAD's
+        own alone (the one frame, its twin, the parts: no step after the parts has added to it), the parts' log
+        densities read from `held_raw` where kept: the same numbers without the work (most of it with many parts)."""
+        read = self.held_read if self.held_read is not None else _held_read(self.one, X, self.held)
+        d, raw = self.mixture(before_refit), self.held_raw or {}
+        later = self.seeds or any(f is not None for f in (self.gauss, self.kernel, self.alt, self.bic, self.independent))
+        if self.parts and raw and not later:  # `_rad_mixture`'s: the one frame's densities, then the parts'
+            first = len(d.parts) - len(self.parts)  # the one frame's densities first, where its share is positive
+            d.parts[first:] = [_Known(read[0], raw[id(p)]) if id(p) in raw else q for p, q in zip(self.parts, d.parts[first:])]
+        return _held_rows(self.one, d, X, self.held, read)
 
     def frame(self, pick=lambda fit: fit.density_) -> tuple:
         """The one frame's densities and their weights within it: its fit alone, or with its EM `twin` (`with_values` of
@@ -404,14 +423,33 @@ def _rows(X, mask):
     return X.iloc[mask] if hasattr(X, 'iloc') else np.asarray(X)[mask]
 
 
-def _held_rows(estimator, density, X, held) -> np.ndarray:
-    """The log density of each held-out row of `X` under `density`, read as `estimator` reads rows, its seen discrete
+def _held_read(estimator, X, held) -> tuple:
+    """The `held` rows of `X` read as `estimator` reads rows (`_unseen`: `(Z, extra, impossible)`), its seen discrete
     values at all of their fitted probability (`unseen_terms`' `normalised=False`: a factor per row that every density
     compared on the same rows shares, left out as before that factor was kept by scores, so every choice stays), without
     a warning: unseen values are the fit's own scoring's to warn of, not a choice's (and no filter of `warnings`, whose
     filters belong to the process, while the twin and the parts may run on two threads)."""
+    with np.errstate(all='ignore'): return estimator._unseen(_rows(X, held), normalised=False, warn=False)
+
+def _held_rows(estimator, density, X, held, read: tuple = None) -> np.ndarray:
+    """The log density of each held-out row of `X` under `density`, read as `estimator` reads rows (`_held_read`, or
+    `read`, what it gave for these rows)."""
     with np.errstate(all='ignore'):
-        return _log_density(density, *estimator._unseen(_rows(X, held), normalised=False, warn=False))
+        return _log_density(density, *(_held_read(estimator, X, held) if read is None else read))
+
+class _Known:
+    """A density whose log densities at the rows `Z` are known already (`raw`, what its `logpdf(Z)` gave): `logpdf(Z)`
+    gives them again, so a mixture that holds it scores those rows as it would have, without the work."""
+    def __init__(self, Z, raw): self.Z, self.raw = Z, raw
+    def logpdf(self, X) -> np.ndarray:
+        if X is not self.Z: raise ValueError("_Known scores only the rows it was made for.")
+        return self.raw.copy()
+
+def _part_raw(part, one_dictionaries, unseen, Z) -> np.ndarray:
+    """A fitted part's `logpdf` at the read held-out rows `Z` (`_held_read`'s first array), as a mixture of the parts reads
+    it (`with_values` of the one frame's `one_dictionaries`, `before_refit`)."""
+    with np.errstate(all='ignore'):
+        return with_values(before_refit(part), one_dictionaries, seen_weight(part), unseen).logpdf(Z)
 
 
 def _whitens_more(one, parts) -> bool:
@@ -595,10 +633,11 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     judge did not keep, notebook `03k_stack`). A `random_state` of None or a RandomState gives one seed, drawn once
     (advancing it), so every clone holds out the same rows. Where the estimator's `n_jobs` allows two threads
     (`fit_threads`), both the twin and the parts are tried, and the table has at least `_THREAD_ROWS` rows of positive
-    weight, the twin fits on a thread of its own while the partition and the parts fit on this one (`_local_parts`):
+    weight, the twin fits on a worker process (`_Twin`, notebook `03f1_workers`, started while the one frame fits; a
+    thread of its own where the worker has not started by the time the one frame is fitted) while the partition and the parts fit on this one (`_local_parts`):
     the same fit, bit for bit, as on one thread (parts fitted while a check waits for the twin, then abandoned, are
-    fitted for nothing, and may warn; a fine partition's parts on a worker process, `_local_parts`, show their
-    warnings and errors only when their turn comes). Everything after the one frame (and its climb) runs with one thread for every
+    fitted for nothing, and may warn; the twin's warnings and error, and those of a fine partition's parts on the
+    worker, `_local_parts`, show only when their turn comes). Everything after the one frame (and its climb) runs with one thread for every
     pool (`single_threaded`)."""
     if keep is True and not parts: raise ValueError("keep=True keeps the parts: it cannot go with parts=False.")
     rs = estimator.random_state
@@ -610,6 +649,10 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     base.set_params(verbose=0)
     one._keeps_rows = True  # its shape step's per-row scores (`_shape_rows`), which kernel frames may be judged beside
     one._keeps_start = True  # a fit by the EM keeps its `_em_start`, to grow its rank from (`_climbed`)
+    ready = None  # the worker's start, where it may take the twin: started now, while the one frame fits
+    if _twin_aside(base, X, sample_weight, keep, twin, parts):
+        try: ready = warm()
+        except Exception: pass  # no worker: the twin on a thread (below)
     one = one.fit(X, sample_weight=sample_weight)
     out = LocalFit(one, [], np.ones(1), None, {})
     Z = one.encode(X)
@@ -640,16 +683,64 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     with ExitStack() as stack:
         stack.enter_context(single_threaded())  # one thread for every pool, as inside RAD.fit, either way; and while
         # the twin's thread opens and closes its own block inside this one (`single_threaded`, notebook `01a_learn`)
-        if side:
+        twin_args = (base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
+        twin_rows = lambda: _with_twin(out, *twin_args)
+        on_worker = side and ready is not None and ready.done()  # not where it is still starting (a short fit's
+        rows = _Twin.submitted(out, twin_args) if on_worker else None  # one frame): the thread is ready now
+        if side and rows is None:  # no worker (yet): on a thread
             stack.enter_context(warnings.catch_warnings())  # the filters as they were, after the threads: a block of
             # scikit-learn's (`check_array`) on each thread could otherwise leave one of its filters for good
             pool = stack.enter_context(ThreadPoolExecutor(1))  # (leaving it waits for the twin)
-        twin_rows = lambda: _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
-        rows = (_submit(pool, twin_rows) if side else _done(twin_rows() if twins else one_rows))
+            rows = _submit(pool, twin_rows)
+        if rows is None: rows = _done(twin_rows() if twins else one_rows)
         fitted = (_local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_parts, part_params, min_rows,
                                rs, many, rows) if tries else out)
         rows.result()  # the twin done (its error raised here, where the parts did not wait for it)
         return fitted
+
+def _twin_aside(base, X, sample_weight, keep, twin: bool, parts: bool) -> bool:
+    """Whether `fit_local` may fit the one frame's twin beside the parts on another core, as far as it can tell before
+    the one frame is fitted: both tried, a Radon fit that the EM allows, two cores (`fit_threads`) and at least
+    `_THREAD_ROWS` rows of positive weight."""
+    n = len(X) if sample_weight is None else int((np.asarray(sample_weight, dtype=float) > 0).sum())
+    return (keep == 'auto' and twin and parts and getattr(base, 'solver', 'radon') != 'em' and _em_allowed(base)
+            and fit_threads(base) > 1 and n >= _THREAD_ROWS)
+
+def _twin_remote(one, base, X, sample_weight, held, w, one_rows, flags, holes) -> tuple:
+    """`_with_twin` beside the fitted one frame `one` (on the worker process): what it sets on the `LocalFit` (the twin,
+    its share, its scores) and the one frame's held-out rows it gives."""
+    out = LocalFit(one, [], np.ones(1), None, {})
+    rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes)
+    return out.twin, out.twin_share, out.scores, rows
+
+class _Twin:
+    """The one frame's twin fitting on the worker process (`_twin_remote`), read as a future of the held-out rows
+    `_with_twin` gives: `result()` waits for it, then sets the twin, its share and its scores on `out` as `_with_twin`
+    on this process would have, its warnings shown then and its error raised (each time it is asked). Where the worker
+    itself fails (it died, say), the twin is fitted here instead, at that moment."""
+    def __init__(self, future, out, args): self.future, self.out, self.args, self.kept = future, out, args, None
+
+    @classmethod
+    def submitted(cls, out, args):
+        "The twin of `out.one` (`_with_twin`'s other arguments `args`) submitted to the worker, or None where it cannot be."
+        try: return cls(submit(_twin_remote, out.one, *args), out, args)
+        except Exception: return None
+
+    def done(self) -> bool: return self.kept is not None or self.future.done()
+
+    def result(self):
+        if self.kept is None:
+            try: kept = result(self.future)
+            except Exception: kept = outcome(lambda: (None, 0.0, {}, _with_twin(self.out, *self.args)))  # here instead
+            value, error, said = kept
+            if value is not None:
+                twin, share, scores, _ = value
+                if twin is not None: self.out.twin, self.out.twin_share = twin, share
+                self.out.scores.update(scores)
+            self.kept = (None if value is None else value[3], error, said)
+            replay((None, None, said))  # its warnings, once
+        if self.kept[1] is not None: raise self.kept[1]
+        return self.kept[0]
 
 def _done(value) -> Future:
     "A future that holds `value` already."
@@ -675,13 +766,22 @@ def _fit_part(base, kw, X, weight, holes):
         p = clone(base).set_params(**{**kw, 'shape': 'columns'}).fit(X, sample_weight=weight)
     return p
 
-def _fit_parts(base, jobs, X, w, labels, holes) -> list:
-    """The `outcome` (fit, error, warnings) of `_fit_part` for each `(c, kw)` of `jobs` in order, part c's rows those
-    with `labels == c` (weights `w`), up to the first that raised (nothing after it is fitted, as in one process's
-    order). A worker process's share of the parts (`_local_parts`), each replayed (`replay`) when its turn comes."""
+def _scored_part(base, kw, X, weight, holes, scored) -> tuple:
+    """`(part, its log densities at the held-out rows)`: `_fit_part`, then `_part_raw` with `scored`, the one frame's
+    `(dictionaries, unseen, read held-out rows)` (None: not scored; nor where that raised, to be scored in turn)."""
+    part = _fit_part(base, kw, X, weight, holes)
+    if scored is None: return part, None
+    try: return part, _part_raw(part, *scored)
+    except Exception: return part, None  # scored again where its turn comes, which raises there as one process would
+
+def _fit_parts(base, jobs, X, w, labels, holes, scored=None) -> list:
+    """The `outcome` (fit and held-out log densities, error, warnings) of `_scored_part` for each `(c, kw)` of `jobs` in
+    order, part c's rows those with `labels == c` (weights `w`), up to the first that raised (nothing after it is
+    fitted, as in one process's order). A worker process's share of the parts (`_local_parts`), each replayed
+    (`replay`) when its turn comes."""
     out = []
     for c, kw in jobs:
-        out.append(outcome(_fit_part, base, kw, X, w * (labels == c), holes))
+        out.append(outcome(_scored_part, base, kw, X, w * (labels == c), holes, scored))
         if out[-1][1] is not None: break
     return out
 
@@ -720,6 +820,8 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     sizes = np.bincount(labels, weights=fit_w, minlength=out.partition.n_parts)
     pi, parts, bound = sizes / sizes.sum(), [None] * len(sizes), np.full(len(held), np.nan)
     unseen = getattr(one, 'unseen', 1.0)
+    read = _held_read(one, X, held) if held.any() else None  # the held-out rows read once: each part scores them all
+    scored, raws = (None if read is None else (one.dictionaries_, unseen, read[0])), {}  # (on the worker for its own)
     steps_seen, checked = [], 0  # per step, the held-out rows its bound covers; the steps checked so far
     def abandoned(wait: bool) -> bool:  # whether a step not checked yet (in order) trails far behind: `bound_gain` set
         nonlocal checked
@@ -739,14 +841,15 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     pending, here = [], object()  # chunks given to the worker; a part's mark where the worker failed it
     fits, k = {}, 0  # each part's outcome (fit, error, warnings) as it comes in; the parts checked so far
     def fitted_here(c):  # part c fitted in this process: its warnings shown as they come, its error kept for its turn
-        try: return _fit_part(base, settings(c), X, w * (labels == c), holes), None, []
+        try: return (_fit_part(base, settings(c), X, w * (labels == c), holes), None), None, []  # scored in its turn
         except Exception as e: return None, e, []
     def here_all(chunks):  # the worker failed these: their parts are fitted here when their turn comes
         fits.update((c, here) for chunk in chunks for c in chunk)
     def give():  # the worker's next chunks, two at a time at most (an abandoned fit leaves it little to finish)
         while queue and len(pending) < 2:
             chunk = queue.pop(0)
-            try: pending.append((chunk, submit(_fit_parts, base, [(c, settings(c)) for c in chunk], X, w, labels, holes)))
+            try: pending.append((chunk, submit(_fit_parts, base, [(c, settings(c)) for c in chunk], X, w, labels, holes,
+                                               scored)))
             except Exception: here_all([chunk] + queue); queue.clear()
     def take():  # the worker's next chunk of outcomes (waiting for it)
         chunk, future = pending.pop(0)
@@ -766,16 +869,18 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
             c = order[k]
             k += 1
             if fits[c] is here: fits[c] = fitted_here(c)  # the worker failed it
-            try: parts[c] = replay(fits[c])  # its warnings here, where one process would have shown them
+            try: parts[c], raw = replay(fits[c])  # its warnings here, where one process would have shown them
             except Exception as e:  # a part the pipeline cannot fit (a ValueError: a column never observed in its
                 # rows, say) gives the one frame; another error is raised, unless the steps before it, checked first
                 # (the twin's rows awaited), had stopped the parts before one thread would have fitted it
                 if abandoned(wait=True) or isinstance(e, ValueError): return True
                 raise
+            if read is None: continue
+            raws[c] = raw if raw is not None else _part_raw(parts[c], *scored)  # every held-out row, for the mixture
             mine = held & (labels == c)
             if keep is True or not mine.any(): continue
-            d = with_values(before_refit(parts[c]), one.dictionaries_, seen_weight(parts[c]), unseen)
-            with np.errstate(divide='ignore'): bound[mine] = np.log(pi[c]) + _held_rows(one, d, X, mine)  # pi_c = 0: -inf
+            rows_c = _held_rows(one, _Known(read[0], raws[c]), X, held, read)[mine[held]]  # its own rows bound the mixture
+            with np.errstate(divide='ignore'): bound[mine] = np.log(pi[c]) + rows_c  # pi_c = 0: -inf
             steps_seen.append(~np.isnan(bound[held]))
             if abandoned(wait=False): return True
         return False
@@ -793,9 +898,10 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         # three calls at once, so it may still finish the chunks it was given; their outcomes are dropped)
     if any([is_discrete(d) for d in p.dictionaries_] != flags for p in parts):
         return out  # a part read a column as discrete where the one frame did not (or the reverse): not one measure
-    alone = LocalFit(one, parts, pi, out.partition, out.scores, held=held)  # the parts alone (no twin: share 0)
+    known = dict(held_read=read, held_raw={id(parts[c]): raws[c] for c in raws})  # each part scored once
+    alone = LocalFit(one, parts, pi, out.partition, out.scores, held=held, **known)  # the parts alone (no twin: share 0)
     if not held.any(): return alone if keep is True else out
-    parts_rows = _held_rows(one, alone.mixture(before_refit), X, held)
+    parts_rows = alone.held_rows(X)
     out.scores['parts'] = float(np.average(parts_rows, weights=w[held]))
     if keep is True:
         out.scores['local'] = out.scores['parts']
@@ -806,7 +912,7 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     out.scores['local'] = float(np.average(_stacked_rows(share, one_rows, parts_rows), weights=w[held]))
     gain = _stacked_gain(one_rows, parts_rows, w[held], _MIN_SHARE)  # scored on rows its share was not fitted to
     out.scores['local_gain'] = float(np.average(gain, weights=w[held]))
-    local = LocalFit(one, parts, pi, out.partition, out.scores, share, out.twin, out.twin_share, held)
+    local = LocalFit(one, parts, pi, out.partition, out.scores, share, out.twin, out.twin_share, held, **known)
     return local if share < 1 and _beats(gain, w[held], _whitens_more(one, parts)) else out
 
 # %% ../nbs/03g_local.ipynb #13fb6b4c

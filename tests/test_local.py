@@ -243,7 +243,7 @@ def test_the_twin_fits_the_start_its_radon_fit_raced_to(monkeypatch):
         starts.append(args[7] if len(args) > 7 else kwargs.get('start'))
         return em(*args, **kwargs)
     monkeypatch.setattr(rad_module, 'em_fit', spy)
-    out = fit_local(RAD(random_state=0, local=False, n_init=2), X)
+    out = fit_local(RAD(random_state=0, local=False, n_init=2, n_jobs=1), X)  # (one process: its EM fits seen here)
     asked = starts[0]  # the twin is the first EM fit
     assert asked is not None and asked == out.one._dictionary_start  # the Radon fit raced, and the twin took its winner
     assert 'em' in out.scores

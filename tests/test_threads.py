@@ -1,4 +1,5 @@
-"""The twin beside the parts on two threads (`fit_local`, notebook `03g_local`): the same fit as on one thread."""
+"""The twin beside the parts on another core (`fit_local`, notebook `03g_local`), on a thread of its own or on the worker
+process: the same fit as on one thread."""
 import threading
 import warnings
 
@@ -16,15 +17,28 @@ def _curve(n=600, seed=0):
     return np.c_[t, t ** 2 + 0.1 * rng.normal(size=n), np.sin(2 * t) + 0.1 * rng.normal(size=n)]
 
 
-@pytest.fixture
-def late_twin(monkeypatch):
-    """Threads from any number of rows, and a twin that on a thread of its own ends only once the bounds of two parts
-    are in (after the partition, `with_values` runs on this thread once per part checked), so the checks wait for it;
-    records where the twin ran and how many parts were checked."""
+@pytest.fixture(params=['thread', 'worker'])
+def late_twin(monkeypatch, request):
+    """The twin aside from any number of rows, on a thread of its own (no worker starts) or on the worker process
+    (started beforehand), read only once the bounds of two parts are in (after the partition, `with_values` runs on
+    this thread once per part checked), so the checks wait for it; records where the twin ran in this process and
+    how many parts were checked."""
     monkeypatch.setattr(L, '_THREAD_ROWS', 0)
-    seen = dict(on_main=[])
+    seen = dict(on_main=[], where=request.param)
+    if request.param == 'thread':
+        def no_worker(): raise RuntimeError("no worker process here")
+        monkeypatch.setattr(L, 'warm', no_worker)
+    else:
+        L.warm().result()  # started, so the twin goes to it
+        done, result = L._Twin.done, L._Twin.result
+        monkeypatch.setattr(L._Twin, 'done', lambda self: seen['two_in'].is_set() and done(self))
+        def late_result(self):
+            assert seen['two_in'].wait(60), "the parts' bounds never came in"
+            seen['on_worker'] = True
+            return result(self)
+        monkeypatch.setattr(L._Twin, 'result', late_result)
     def reset():  # before each fit
-        seen.update(bounds=0, parted=False, two_in=threading.Event())
+        seen.update(bounds=0, parted=False, two_in=threading.Event(), on_worker=False)
     reset(); seen['reset'] = reset
     twin, values, partition = L._with_twin, L.with_values, L.fit_partition
     def late(*args, **kwargs):
@@ -46,6 +60,12 @@ def late_twin(monkeypatch):
     return seen
 
 
+def _aside(seen):
+    "The first fit's twin ran on this thread; the second's on a thread of its own, or on the worker (unseen here)."
+    assert seen['on_main'] == ([True, False] if seen['where'] == 'thread' else [True]), seen['on_main']
+    assert seen['on_worker'] == (seen['where'] == 'worker')
+
+
 def _fit(n_jobs, X, **kwargs):
     return L.fit_local(RAD(random_state=0, n_jobs=n_jobs), X, **kwargs)
 
@@ -56,7 +76,7 @@ def test_same_fit_on_two_threads(late_twin):
     one = _fit(1, X)
     late_twin['reset']()
     two = _fit(2, X)
-    assert late_twin['on_main'] == [True, False]  # n_jobs=1 on this thread, n_jobs=2 on another
+    _aside(late_twin)  # n_jobs=1 on this thread, n_jobs=2 on another, or on the worker
     assert late_twin['bounds'] >= 2  # the twin ended only after two parts' bounds were in
     assert one.parts and one.twin is not None and len(two.parts) == len(one.parts)
     assert list(one.scores.items()) == list(two.scores.items())  # every choice, in the order a single thread makes them
@@ -73,13 +93,21 @@ def test_abandoned_parts_the_same_on_two_threads(late_twin, monkeypatch):
     assert late_twin['bounds'] == 1  # one thread: stopped at the first part's check
     late_twin['reset']()
     two = _fit(2, X)
-    assert late_twin['on_main'] == [True, False] and late_twin['bounds'] > 2  # the checks waited for the twin
+    _aside(late_twin)
+    assert late_twin['bounds'] >= 2  # the checks waited for the twin: past the first part, where one thread stopped
     assert 'bound_gain' in one.scores and not one.parts and not two.parts
     assert list(one.scores.items()) == list(two.scores.items())
 
 
+def _no_worker(monkeypatch):
+    "No worker process starts: the twin aside goes to a thread of its own."
+    def no_worker(): raise RuntimeError("no worker process here")
+    monkeypatch.setattr(L, 'warm', no_worker)
+
+
 def test_the_same_through_rad_fit(monkeypatch):
     monkeypatch.setattr(L, '_THREAD_ROWS', 0)  # the fit's judge refits on folds, each on two threads too
+    _no_worker(monkeypatch)
     X = _curve(400, seed=1)
     one = RAD(random_state=0, n_jobs=1).fit(X)
     ran = _ran_on_main(monkeypatch)
@@ -92,10 +120,35 @@ def test_the_same_through_rad_fit(monkeypatch):
 
 def test_an_error_in_the_twin_is_raised(monkeypatch):
     monkeypatch.setattr(L, '_THREAD_ROWS', 0)
+    _no_worker(monkeypatch)
     def broken(*args, **kwargs):
         if threading.current_thread() is not threading.main_thread(): raise RuntimeError('twin broke')
     monkeypatch.setattr(L, '_with_twin', broken)
     with pytest.raises(RuntimeError, match='twin broke'): _fit(2, _curve())
+
+
+def _worker_future(kept):
+    "A finished future as the worker's `submit` gives it: the `outcome` `kept` and a peak memory."
+    from concurrent.futures import Future
+    f = Future()
+    f.set_result((kept, 100.0))
+    return f
+
+
+def test_the_twin_from_the_worker_is_read_in_its_turn():
+    out = L.LocalFit(None, [], np.ones(1), None, {'one': -1.0})
+    said = [(UserWarning('from the twin'), UserWarning, __file__, 1)]
+    twin = L._Twin(_worker_future((('twin', 0.25, {'em': -0.5}, np.zeros(3)), None, said)), out, ())
+    assert twin.done() and out.twin is None  # nothing set before its rows are read
+    with pytest.warns(UserWarning, match='from the twin'): rows = twin.result()
+    np.testing.assert_array_equal(rows, np.zeros(3))
+    assert (out.twin, out.twin_share, out.scores) == ('twin', 0.25, {'one': -1.0, 'em': -0.5})
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        np.testing.assert_array_equal(twin.result(), np.zeros(3))  # read again: no second warning
+    broken = L._Twin(_worker_future((None, RuntimeError('twin broke'), [])), out, ())
+    for _ in range(2):  # raised each time it is read, as a future's error is
+        with pytest.raises(RuntimeError, match='twin broke'): broken.result()
 
 
 def _ran_on_main(monkeypatch):
@@ -116,6 +169,7 @@ def test_a_small_table_stays_on_one_thread(monkeypatch):
 def test_rows_of_weight_zero_do_not_count(monkeypatch):
     X = _curve(300)
     monkeypatch.setattr(L, '_THREAD_ROWS', 200)
+    _no_worker(monkeypatch)
     ran = _ran_on_main(monkeypatch)
     _fit(2, X, sample_weight=np.r_[np.ones(150), np.zeros(150)])  # 150 rows that count: one thread
     _fit(2, X)  # 300: two
