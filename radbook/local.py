@@ -277,9 +277,9 @@ _CHECK_ROWS, _PARTITION_ROWS = 4000, 20_000  # rows of the partition that checks
 # the Laplacian family, 0.2 of 1.1 on the mixed-features one)
 _ABANDON = 0.5  # nats per row: parts whose bound trails the one frame by more than this, beyond two standard errors, stop
 _MIN_SHARE = 0.1  # the one frame's least share beside the parts under local='auto': a defensive mixture (see below)
-_WORKER_PARTS, _WORKER_CHUNK = 48, 8  # a fine partition's parts, where at least this many, are fitted every other one
-# on a worker process (notebook `03f1_workers`), this many at a time (two such chunks at most given to it at once),
-# where the estimator may use two cores
+_WORKER_PARTS, _WORKER_CHUNK = 48, 8  # a fine partition's parts, where at least this many, are shared with a worker
+# process (notebook `03f1_workers`), which takes them from the end, at most this many at a time (and a quarter of those
+# left), two such chunks at most given to it at once, where the estimator may use two cores
 
 @dataclass
 class LocalFit:
@@ -791,9 +791,11 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     their bound trails the one frame's held-out rows (`rows`, a future of them: its twin's mixture, which may still be
     fitting on another thread; a step whose check waits for them is checked, in order, once they are there, so the
     outcome is the one the order of a single thread gives), and the choice between them and `out`. A fine partition
-    of at least `_WORKER_PARTS` parts, where the estimator may use two cores (`fit_threads`), has every other part
-    (in that order) fitted on a worker process, `_WORKER_CHUNK` at a time (`submit`, notebook `03f1_workers`), and
-    each part checked in order once its fit is in: the same fits and the same outcome, bit for bit."""
+    of at least `_WORKER_PARTS` parts, where the estimator may use two cores (`fit_threads`), shares its parts with a
+    worker process (`submit`, notebook `03f1_workers`): this process takes them one at a time from the front of that
+    order, the worker in chunks from its end (`_WORKER_CHUNK` at most, and a quarter of those left, so both end
+    together), and each part is checked in order once its fit is in: the same fits and the same outcome, bit for bit.
+    Each part scores every held-out row once (`_part_raw`, on the worker for its own), for its bound and the mixture."""
     one = out.one
     fit_w = np.where(held, 0.0, w)
     partition = lambda rows, fine=False: fit_partition(Z, columns, n_parts, fit_w, min_rows=min_rows, max_rows=rows,
@@ -836,8 +838,8 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
                 return True
         return False
     order = np.argsort(-sizes, kind='stable')  # largest first; each part's held-out rows bound the mixture there
-    remote = fine and fit_threads(base) > 1 and len(order) >= _WORKER_PARTS  # every other part on the worker
-    queue = [order[s:s + 2 * _WORKER_CHUNK:2] for s in range(1, len(order), 2 * _WORKER_CHUNK)] if remote else []
+    remote = fine and fit_threads(base) > 1 and len(order) >= _WORKER_PARTS  # parts shared with the worker
+    todo = list(order)  # the parts no one has taken yet: this process takes the first, the worker chunks of the last
     pending, here = [], object()  # chunks given to the worker; a part's mark where the worker failed it
     fits, k = {}, 0  # each part's outcome (fit, error, warnings) as it comes in; the parts checked so far
     def fitted_here(c):  # part c fitted in this process: its warnings shown as they come, its error kept for its turn
@@ -845,24 +847,29 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         except Exception as e: return None, e, []
     def here_all(chunks):  # the worker failed these: their parts are fitted here when their turn comes
         fits.update((c, here) for chunk in chunks for c in chunk)
-    def give():  # the worker's next chunks, two at a time at most (an abandoned fit leaves it little to finish)
-        while queue and len(pending) < 2:
-            chunk = queue.pop(0)
+    def give():  # the worker's next chunks from the end, two at a time at most (an abandoned fit leaves it little)
+        nonlocal remote
+        while remote and todo and len(pending) < 2:
+            size = max(1, min(_WORKER_CHUNK, len(todo) // 4))  # smaller towards the end: neither side waits long
+            chunk = todo[-size:]
+            del todo[-size:]
             try: pending.append((chunk, submit(_fit_parts, base, [(c, settings(c)) for c in chunk], X, w, labels, holes,
                                                scored)))
-            except Exception: here_all([chunk] + queue); queue.clear()
-    def take():  # the worker's next chunk of outcomes (waiting for it)
+            except Exception: todo.extend(chunk); remote = False  # no worker: the rest here
+    def take():  # the worker's first chunk of outcomes given and not read yet (waiting for it)
+        nonlocal remote
         chunk, future = pending.pop(0)
         try: fits.update(zip(chunk, replay(result(future))))  # each part's own outcome, replayed in its turn
-        except Exception:  # it died, or could not read the arguments: the rest here
-            here_all([chunk] + [later for later, _ in pending] + queue)
-            pending.clear(), queue.clear()
+        except Exception:  # it died, or could not read the arguments: its parts here in their turn, and the rest
+            here_all([chunk] + [later for later, _ in pending])
+            pending.clear()
+            remote = False
         give()
     def stopped(wait: bool) -> bool:  # check the parts in `order` as far as their fits are in: True where they stop
         nonlocal k
         while pending and pending[0][1].done(): take()
         while k < len(order):
-            if order[k] not in fits:  # the worker's, still to come (the chunks hold the parts in order)
+            if order[k] not in fits:  # not fitted yet: the worker's, still to come, or this process's next
                 if not (wait and pending): return False
                 take()
                 continue
@@ -886,11 +893,12 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         return False
     give()
     try:
-        for c in (order[::2] if remote else order):  # this process's parts (an error raised in its turn)
+        while todo:  # this process's parts, from the front (an error raised in its turn)
+            c = todo.pop(0)
             fits[c] = fitted_here(c)
             if stopped(wait=False): return out
             if fits[c][1] is not None:  # nothing after it is needed, here or on the worker
-                queue.clear()
+                todo.clear()
                 break
         if stopped(wait=True) or abandoned(wait=True): return out
     finally:
