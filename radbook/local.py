@@ -277,9 +277,9 @@ _CHECK_ROWS, _PARTITION_ROWS = 4000, 20_000  # rows of the partition that checks
 # the Laplacian family, 0.2 of 1.1 on the mixed-features one)
 _ABANDON = 0.5  # nats per row: parts whose bound trails the one frame by more than this, beyond two standard errors, stop
 _MIN_SHARE = 0.1  # the one frame's least share beside the parts under local='auto': a defensive mixture (see below)
-_WORKER_PARTS, _WORKER_CHUNK = 48, 8  # a fine partition's parts, where at least this many, are shared with a worker
-# process (notebook `03f1_workers`), which takes them from the end, at most this many at a time (and a quarter of those
-# left), two such chunks at most given to it at once, where the estimator may use two cores
+_WORKER_PARTS, _WORKER_CHUNK = 8, 8  # parts, where at least this many and a worker was started for the fit (the twin's
+# or a fine partition's), are shared with it (notebook `03f1_workers`), which takes them from the end once it has
+# started, at most this many at a time (and a quarter of those left), two such chunks at most given to it at once
 
 @dataclass
 class LocalFit:
@@ -694,7 +694,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
             rows = _submit(pool, twin_rows)
         if rows is None: rows = _done(twin_rows() if twins else one_rows)
         fitted = (_local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_parts, part_params, min_rows,
-                               rs, many, rows) if tries else out)
+                               rs, many, rows, ready) if tries else out)
         rows.result()  # the twin done (its error raised here, where the parts did not wait for it)
         return fitted
 
@@ -786,15 +786,17 @@ def _fit_parts(base, jobs, X, w, labels, holes, scored=None) -> list:
     return out
 
 def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_parts, part_params, min_rows, rs, many,
-                 rows: Future):
+                 rows: Future, ready: Future = None):
     """`fit_local`'s parts beside `out.one` (see there): the partition, the parts fitted largest first, abandoned once
     their bound trails the one frame's held-out rows (`rows`, a future of them: its twin's mixture, which may still be
     fitting on another thread; a step whose check waits for them is checked, in order, once they are there, so the
-    outcome is the one the order of a single thread gives), and the choice between them and `out`. A fine partition
-    of at least `_WORKER_PARTS` parts, where the estimator may use two cores (`fit_threads`), shares its parts with a
-    worker process (`submit`, notebook `03f1_workers`): this process takes them one at a time from the front of that
-    order, the worker in chunks from its end (`_WORKER_CHUNK` at most, and a quarter of those left, so both end
-    together), and each part is checked in order once its fit is in: the same fits and the same outcome, bit for bit.
+    outcome is the one the order of a single thread gives), and the choice between them and `out`. Where there are at
+    least `_WORKER_PARTS` parts, the estimator may use two cores (`fit_threads`) and a worker process was started for
+    the fit (`ready`, the future of `warm`: `fit_local`'s for the twin, or the fine partition's, started here), the
+    parts are shared with it (`submit`, notebook `03f1_workers`): this process takes them one at a time from the front
+    of that order, the worker, once it has started, in chunks from its end (`_WORKER_CHUNK` at most, and a quarter of
+    those left, so both end together), and each part is checked in order once its fit is in: the same fits and the
+    same outcome, bit for bit.
     Each part scores every held-out row once (`_part_raw`, on the worker for its own), for its bound and the mixture."""
     one = out.one
     fit_w = np.where(held, 0.0, w)
@@ -805,8 +807,8 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     fine = False
     if complete.sum() > 2 * _CHECK_ROWS:  # the parts' own, on more rows: many of them, unless the caller sized them
         fine = sorted(np.atleast_1d(n_parts).tolist()) == list(_PART_GRID) and _fine_fits(len(columns))
-        if fine and fit_threads(base) > 1:  # the worker may take parts: started now, while the partition fits
-            try: warm()
+        if fine and fit_threads(base) > 1 and ready is None:  # the worker may take parts: started now, while the
+            try: ready = warm()                                 # partition fits (unless the twin's start began it)
             except Exception: pass  # no worker: every part is fitted here (below)
         out.partition = partition(_PARTITION_ROWS, fine=fine)
     if out.partition.n_parts == 1 or out.partition.total_correlation() < _MIN_TOTAL_CORRELATION: return out
@@ -838,7 +840,7 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
                 return True
         return False
     order = np.argsort(-sizes, kind='stable')  # largest first; each part's held-out rows bound the mixture there
-    remote = fine and fit_threads(base) > 1 and len(order) >= _WORKER_PARTS  # parts shared with the worker
+    remote = ready is not None and fit_threads(base) > 1 and len(order) >= _WORKER_PARTS  # shared with the worker
     todo = list(order)  # the parts no one has taken yet: this process takes the first, the worker chunks of the last
     pending, here = [], object()  # chunks given to the worker; a part's mark where the worker failed it
     fits, k = {}, 0  # each part's outcome (fit, error, warnings) as it comes in; the parts checked so far
@@ -849,7 +851,7 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         fits.update((c, here) for chunk in chunks for c in chunk)
     def give():  # the worker's next chunks from the end, two at a time at most (an abandoned fit leaves it little)
         nonlocal remote
-        while remote and todo and len(pending) < 2:
+        while remote and ready.done() and todo and len(pending) < 2:  # (once it has started: none wait behind its start)
             size = max(1, min(_WORKER_CHUNK, len(todo) // 4))  # smaller towards the end: neither side waits long
             chunk = todo[-size:]
             del todo[-size:]
