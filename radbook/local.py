@@ -120,7 +120,8 @@ def fit_partition(Z, columns, n_parts=_PART_GRID, sample_weight=None, min_rows: 
     fitted briefly by `many_gaussians` (notebook `01b_gmm`), where those parameters are at most `_FINE_PARAMETERS`
     (`_fine_fits`: at most 14 columns; else BIC's choice);
     components that end with fewer than `min_rows` rows are dropped (their rows go to the next best: the argmax of the
-    rows' `log_scores`, computed once, over the components kept, which dropping shifts all by one constant)."""
+    rows' `log_scores`, computed once, over the components kept, which dropping shifts all by one constant, up to
+    rounding: a row within about 1e-14 of a tie could go the other way, none of 3 million did)."""
     rng = check_random_state(random_state)
     Z = np.asarray(Z, dtype=float)
     columns = np.asarray(columns, dtype=np.intp)
@@ -700,11 +701,19 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
 
 def _twin_aside(base, X, sample_weight, keep, twin: bool, parts: bool) -> bool:
     """Whether `fit_local` may fit the one frame's twin beside the parts on another core, as far as it can tell before
-    the one frame is fitted: both tried, a Radon fit that the EM allows, two cores (`fit_threads`) and at least
-    `_THREAD_ROWS` rows of positive weight."""
+    the one frame is fitted: both tried, a Radon fit that the EM allows, two cores (`fit_threads`), at least
+    `_THREAD_ROWS` rows of positive weight and two columns of numbers (`_numbers`)."""
     n = len(X) if sample_weight is None else int((np.asarray(sample_weight, dtype=float) > 0).sum())
     return (keep == 'auto' and twin and parts and getattr(base, 'solver', 'radon') != 'em' and _em_allowed(base)
-            and fit_threads(base) > 1 and n >= _THREAD_ROWS)
+            and fit_threads(base) > 1 and n >= _THREAD_ROWS and _numbers(X) >= 2)
+
+def _numbers(X) -> int:
+    """How many columns of the table `X` hold numbers (a DataFrame's numeric columns, not booleans; every column of an
+    array): at least two may make a partition's smooth columns, which the twin aside needs."""
+    dtypes = getattr(X, 'dtypes', None)
+    if dtypes is None: return np.shape(X)[1] if np.ndim(X) == 2 else 0
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+    return sum(is_numeric_dtype(t) and not is_bool_dtype(t) for t in dtypes)
 
 def _twin_remote(one, base, X, sample_weight, held, w, one_rows, flags, holes) -> tuple:
     """`_with_twin` beside the fitted one frame `one` (on the worker process): what it sets on the `LocalFit` (the twin,
@@ -851,7 +860,9 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         fits.update((c, here) for chunk in chunks for c in chunk)
     def give():  # the worker's next chunks from the end, two at a time at most (an abandoned fit leaves it little)
         nonlocal remote
-        while remote and ready.done() and todo and len(pending) < 2:  # (once it has started: none wait behind its start)
+        if not remote or not ready.done() or (isinstance(rows, _Twin) and not rows.done()):
+            return  # no worker, or it is starting or fitting the twin: no chunk waits behind that while this process
+        while remote and todo and len(pending) < 2:  # runs out of parts
             size = max(1, min(_WORKER_CHUNK, len(todo) // 4))  # smaller towards the end: neither side waits long
             chunk = todo[-size:]
             del todo[-size:]
@@ -870,6 +881,7 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     def stopped(wait: bool) -> bool:  # check the parts in `order` as far as their fits are in: True where they stop
         nonlocal k
         while pending and pending[0][1].done(): take()
+        give()  # (the worker may have started, or finished the twin, since)
         while k < len(order):
             if order[k] not in fits:  # not fitted yet: the worker's, still to come, or this process's next
                 if not (wait and pending): return False
@@ -895,13 +907,10 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         return False
     give()
     try:
-        while todo:  # this process's parts, from the front (an error raised in its turn)
-            c = todo.pop(0)
+        while todo:  # this process's parts, from the front (an error raised in its turn: every part before it is
+            c = todo.pop(0)  # this process's, fitted and checked, so the check below reaches it and stops there)
             fits[c] = fitted_here(c)
             if stopped(wait=False): return out
-            if fits[c][1] is not None:  # nothing after it is needed, here or on the worker
-                todo.clear()
-                break
         if stopped(wait=True) or abandoned(wait=True): return out
     finally:
         for _, future in pending: future.cancel()  # abandoned: what the worker has not started (loky takes up to

@@ -5,6 +5,7 @@
 # %% ../nbs/03f1_workers.ipynb #33ad372f
 from __future__ import annotations
 import sys
+import threading
 import traceback
 import warnings
 from concurrent.futures import Future
@@ -19,6 +20,7 @@ __all__ = ['worker', 'outcome', 'replay', 'submit', 'result', 'warm', 'worker_pe
 # %% ../nbs/03f1_workers.ipynb #d4a395e0
 _IDLE = 60  # seconds the worker waits for more work before it ends
 _pool = None  # this module's pool of one worker process (`worker`)
+_pool_lock = threading.Lock()  # fits on threads (seeds, a grid search's) may ask for it at once: one pool still
 _peak = None  # the worker's peak resident memory in MiB, as its last results reported (`worker_peak_rss`)
 _unplaced = {}  # `replay`'s record of the warnings it showed from code with no module loaded here (a notebook's, say)
 
@@ -26,9 +28,10 @@ def worker() -> ProcessPoolExecutor:
     """This module's loky process pool of one worker (not joblib's shared one), made on first use, and again where it
     broke or was shut down; its worker ends after `_IDLE` seconds without work and starts again when work comes."""
     global _pool
-    if _pool is None or _pool._flags.broken or _pool._flags.shutdown:
-        _pool = ProcessPoolExecutor(max_workers=1, timeout=_IDLE)
-    return _pool
+    with _pool_lock:
+        if _pool is None or _pool._flags.broken or _pool._flags.shutdown:
+            _pool = ProcessPoolExecutor(max_workers=1, timeout=_IDLE)
+        return _pool
 
 def outcome(f, *args) -> tuple:
     """`(value, error, warnings)` of `f(*args)`: its value (None where it raised), the `Exception` it raised (None
