@@ -637,8 +637,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     weight, the twin fits on a worker process (`_Twin`, notebook `03f1_workers`, started while the one frame fits; a
     thread of its own where the worker has not started by the time the one frame is fitted) while the partition and the parts fit on this one (`_local_parts`):
     the same fit, bit for bit, as on one thread (parts fitted while a check waits for the twin, then abandoned, are
-    fitted for nothing, and may warn; the twin's warnings and error, and those of a fine partition's parts on the
-    worker, `_local_parts`, show only when their turn comes). Everything after the one frame (and its climb) runs with one thread for every
+    fitted for nothing, and may warn; the twin's warnings and error, and those of the parts fitted on the worker,
+    `_local_parts`, show only when their turn comes). Everything after the one frame (and its climb) runs with one thread for every
     pool (`single_threaded`)."""
     if keep is True and not parts: raise ValueError("keep=True keeps the parts: it cannot go with parts=False.")
     rs = estimator.random_state
