@@ -1,6 +1,7 @@
 """The twin beside the parts on another core (`fit_local`, notebook `03g_local`), on a thread of its own or on the worker
 process: the same fit as on one thread."""
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -250,22 +251,33 @@ def test_the_seeds_the_same_on_two_threads(monkeypatch):
 
 def test_a_worker_that_starts_late_still_takes_parts(monkeypatch):
     """Parts go to the worker once it has started, even where it had not when the parts began: here it says so only
-    after 1 s (a cold start takes one to two), and it still fits some of the parts, the fit the same as on one process."""
+    after the first parts are in (a cold start takes one to two seconds), and it still fits some of the parts, the fit
+    the same as on one process."""
     from concurrent.futures import Future
     rng = np.random.default_rng(1)
-    t = rng.uniform(-2, 2, 3000)
-    X = np.c_[t, t ** 2 + 0.1 * rng.normal(size=3000), np.sin(2 * t) + 0.1 * rng.normal(size=3000)]
-    for name, value in (('_CHECK_ROWS', 400), ('_WORKER_PARTS', 4), ('_WORKER_CHUNK', 3)):
-        monkeypatch.setattr(L, name, value)  # a fine partition of dozens of parts from 3,000 rows
+    t = rng.uniform(-2, 2, 1500)
+    X = np.c_[t, t ** 2 + 0.1 * rng.normal(size=1500), np.sin(2 * t) + 0.1 * rng.normal(size=1500)]
+    for name, value in (('_CHECK_ROWS', 300), ('_WORKER_PARTS', 4), ('_WORKER_CHUNK', 3)):
+        monkeypatch.setattr(L, name, value)  # a fine partition of a dozen parts or more from 1,500 rows
     L.warm().result()
-    def late():  # the worker's start, done a second from now
+    fitted, fit_part = [], L._fit_part
+    def counted(*args):  # this process's parts
+        fitted.append(1)
+        return fit_part(*args)
+    monkeypatch.setattr(L, '_fit_part', counted)
+    def late():  # the worker's start, done once this process has fitted two parts
         out = Future()
-        threading.Timer(1.0, out.set_result, (None,)).start()
+        def wait():
+            while len(fitted) < 2 and not out.done(): time.sleep(0.01)
+            out.set_result(None)
+        threading.Thread(target=wait, daemon=True).start()
         return out
     sent, submit = [], L.submit
     monkeypatch.setattr(L, 'warm', late)
     monkeypatch.setattr(L, 'submit', lambda f, *args: sent.append(f.__name__) or submit(f, *args))
-    one, two = _fit(1, X), _fit(2, X)
+    one = _fit(1, X)
+    fitted.clear()
+    two = _fit(2, X)
     assert len(one.parts) >= 8 and sent.count('_fit_parts') > 0
     assert list(one.scores.items()) == list(two.scores.items())
     Z = one.one.encode(X)
