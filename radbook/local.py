@@ -635,11 +635,11 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     (advancing it), so every clone holds out the same rows. Where the estimator's `n_jobs` allows two threads
     (`fit_threads`), both the twin and the parts are tried, and the table has at least `_THREAD_ROWS` rows of positive
     weight, the twin fits on a worker process (`_Twin`, notebook `03f1_workers`, started while the one frame fits; a
-    thread of its own where the worker has not started by the time the one frame is fitted) while the partition and the parts fit on this one (`_local_parts`):
-    the same fit, bit for bit, as on one thread (parts fitted while a check waits for the twin, then abandoned, are
-    fitted for nothing, and may warn; the twin's warnings and error, and those of the parts fitted on the worker,
-    `_local_parts`, show only when their turn comes). Everything after the one frame (and its climb) runs with one thread for every
-    pool (`single_threaded`)."""
+    thread of its own where the worker has not started by the time the one frame is fitted) while the partition and
+    the parts fit on this one (`_local_parts`): the same fit, bit for bit, as on one thread (parts fitted while a check
+    waits for the twin, then abandoned, are fitted for nothing, and may warn; the twin's warnings and error, and those
+    of the parts fitted on the worker, `_local_parts`, show only when their turn comes). Everything after the one
+    frame (and its climb) runs with one thread for every pool (`single_threaded`)."""
     if keep is True and not parts: raise ValueError("keep=True keeps the parts: it cannot go with parts=False.")
     rs = estimator.random_state
     if not isinstance(rs, numbers.Integral):  # None or a RandomState: one draw (advancing it), the same for every clone
@@ -805,8 +805,8 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     parts are shared with it (`submit`, notebook `03f1_workers`): this process takes them one at a time from the front
     of that order, the worker, once it has started, in chunks from its end (`_WORKER_CHUNK` at most, and a quarter of
     those left, so both end together), and each part is checked in order once its fit is in: the same fits and the
-    same outcome, bit for bit.
-    Each part scores every held-out row once (`_part_raw`, on the worker for its own), for its bound and the mixture."""
+    same outcome, bit for bit. Each part scores every held-out row once (`_part_raw`, on the worker for its own), for
+    its bound and the mixture."""
     one = out.one
     fit_w = np.where(held, 0.0, w)
     partition = lambda rows, fine=False: fit_partition(Z, columns, n_parts, fit_w, min_rows=min_rows, max_rows=rows,
