@@ -881,7 +881,6 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     def stopped(wait: bool) -> bool:  # check the parts in `order` as far as their fits are in: True where they stop
         nonlocal k
         while pending and pending[0][1].done(): take()
-        give()  # (the worker may have started, or finished the twin, since)
         while k < len(order):
             if order[k] not in fits:  # not fitted yet: the worker's, still to come, or this process's next
                 if not (wait and pending): return False
@@ -911,6 +910,7 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
             c = todo.pop(0)  # this process's, fitted and checked, so the check below reaches it and stops there)
             fits[c] = fitted_here(c)
             if stopped(wait=False): return out
+            give()  # (the worker may have started, or finished the twin, since; not before a check that abandons)
         if stopped(wait=True) or abandoned(wait=True): return out
     finally:
         for _, future in pending: future.cancel()  # abandoned: what the worker has not started (loky takes up to

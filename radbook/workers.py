@@ -4,6 +4,7 @@
 
 # %% ../nbs/03f1_workers.ipynb #33ad372f
 from __future__ import annotations
+import os
 import sys
 import threading
 import traceback
@@ -21,6 +22,13 @@ __all__ = ['worker', 'outcome', 'replay', 'submit', 'result', 'warm', 'worker_pe
 _IDLE = 60  # seconds the worker waits for more work before it ends
 _pool = None  # this module's pool of one worker process (`worker`)
 _pool_lock = threading.Lock()  # fits on threads (seeds, a grid search's) may ask for it at once: one pool still
+
+def _forget():
+    "In a forked child: no pool of the parent's (its worker is not the child's) and a lock no thread holds."
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+if hasattr(os, 'register_at_fork'): os.register_at_fork(after_in_child=_forget)
 _peak = None  # the worker's peak resident memory in MiB, as its last results reported (`worker_peak_rss`)
 _unplaced = {}  # `replay`'s record of the warnings it showed from code with no module loaded here (a notebook's, say)
 

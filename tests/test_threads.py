@@ -96,8 +96,9 @@ def test_abandoned_parts_the_same_on_two_threads(late_twin, monkeypatch):
     two = _fit(2, X)
     _aside(late_twin)
     # the checks waited for the twin, past the first part, where one thread stopped: on a thread the parts go on while
-    # the released twin finishes; on the worker its rows are read as soon as it says it is done
-    assert late_twin['bounds'] > 2 if late_twin['where'] == 'thread' else late_twin['bounds'] == 2
+    # the released twin finishes; on the worker its rows are read as soon as it says it is done (which a loaded machine
+    # may delay by a part or more)
+    assert late_twin['bounds'] > 2 if late_twin['where'] == 'thread' else late_twin['bounds'] >= 2
     assert 'bound_gain' in one.scores and not one.parts and not two.parts
     assert list(one.scores.items()) == list(two.scores.items())
 
@@ -295,3 +296,17 @@ def test_no_worker_for_a_table_without_two_columns_of_numbers(monkeypatch):
                          'c': rng.normal(size=300)})
     _fit(2, cats)
     assert not started and L._numbers(cats) == 1 and L._numbers(np.zeros((3, 4))) == 4
+
+
+def test_a_forked_child_forgets_the_parents_worker():
+    "A child forked from a process with a worker pool holds none of its own (the parent's worker is not its)."
+    import os
+    import radbook.workers as W
+    W.worker()  # the parent's pool
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, and leave at once
+        os.write(write, b'1' if W._pool is None and not W._pool_lock.locked() else b'0')
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 1) == b'1' and W._pool is not None
