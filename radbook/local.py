@@ -23,7 +23,7 @@ from .datapass import held_out_rows
 from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
 from .gmm import gaussian_mixture, many_gaussians
 from .learn import single_threaded
-from .workers import submit, result, warm, outcome, replay
+from .workers import submit, result, warm, outcome, replay, in_worker
 from .density import _log_density, seen_weight
 from .shape import _ROTATIONS, _SOLO, _map_of
 import radbook.steps as steps
@@ -593,8 +593,9 @@ _THREAD_ROWS = 5_000  # the twin beside the parts on two threads from this many 
 def fit_threads(estimator) -> int:
     """How many threads a fit of `estimator` may run side by side: its `n_jobs` as joblib reads it (`effective_n_jobs`:
     -1 every core, -2 all but one, None one but inside `joblib.parallel_config(n_jobs=...)`); 1 where it has no
-    `n_jobs`, and inside a joblib worker (a grid search's, whose workers already share the cores)."""
-    if get_active_backend()[0].nesting_level > 0: return 1
+    `n_jobs`, inside a joblib worker (a grid search's, whose workers already share the cores) and on RAD's own worker
+    process (`in_worker`, notebook `03f1_workers`: its fits run beside this process's)."""
+    if get_active_backend()[0].nesting_level > 0 or in_worker(): return 1
     return effective_n_jobs(getattr(estimator, 'n_jobs', 1))
 
 def _twin_tried(one, base) -> bool:

@@ -9,7 +9,9 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import clone
 from .dictionaries import is_discrete
-from .local import LocalFit, fit_local, _held_rows, _rows, _beats, _gain, _frame_kind, _em_allowed, _MIN_SHARE
+from .local import (LocalFit, fit_local, fit_threads, _held_rows, _rows, _beats, _gain, _frame_kind, _em_allowed,
+                           _MIN_SHARE)
+from .workers import shared, replay, warm
 from .gaussian import with_gaussian, gaussian_by_bic
 from .kernel import kernel_frames, _kernel_columns, _too_few, _KERNEL_MIN_ROWS
 from .shape import _ROTATIONS, _CV_HELD, _CV_FOLDS, _STACKED
@@ -52,7 +54,7 @@ def _judge_fold(n: int, folds: int, random_state=None) -> np.ndarray:
 
 def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLDS, random_state=None, shape='auto',
                       em: bool = False, em_shape='auto', kept: Kept = Kept(), em_kept: Kept = Kept(),
-                      n_fitted: int = None) -> OutOfFold:
+                      n_fitted: int = None, ready=None) -> OutOfFold:
     """Every row of `X` (weighted by `sample_weight`) scored out of fold (an `OutOfFold`): by RAD's fit before kernel
     frames (`rad`: `fit_local` with keep='auto', then `with_gaussian`, of a clone of the RAD `estimator`), by kernel
     frames (`kernel`), by Gaussian frames sized by BIC (`bic`, `gaussian_by_bic` over the same columns as the kernel's)
@@ -66,22 +68,23 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     fitted (a `ValueError`) or cannot score some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
     entries stay 0), nor, with `n_fitted`, those of the folds after the first `n_fitted` (`_judge_fold`), whose fits are
-    not made."""
+    not made. The folds' fits (`_fold_fit`) do not depend on each other: where `ready` (a future of `warm`, notebook
+    `03f1_workers`) is given, the worker process takes them from the end while this process takes them from the
+    front (`shared`), each fit on one core (n_jobs=1); the same fits either way, read in their turn."""
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     fold = _judge_fold(n, folds, random_state)
     rows, k_rows, e_rows, b_rows = np.zeros(n), np.zeros(n), np.zeros(n) if em else None, np.zeros(n)
-    for f in range(folds if n_fitted is None else n_fitted):
+    made = range(folds if n_fitted is None else n_fitted)
+    if ready is not None: estimator = clone(estimator).set_params(n_jobs=1)  # both cores busy with folds already
+    jobs = [(estimator, _rows(X, fold != f), None if sample_weight is None else w[fold != f], random_state, steps, params)
+            for f in made for steps, params in [(kept, dict(shape=shape))]
+            + ([(em_kept, dict(shape=em_shape, solver='em'))] if em else [])]  # each fold's RAD, then its EM
+    fits = iter(shared(_fold_fit, jobs, ready))  # the same fits on either process: given back in their turn
+    for f in made:
         mine = fold == f
         X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
-        def fitted(steps: Kept, **params):  # None where the fold's rows cannot be fitted (a ValueError, as for a twin)
-            est = clone(estimator).set_params(random_state=random_state, verbose=0,
-                                              patience=max(1, int(estimator.patience) // _FOLD_PATIENCE), **params)
-            try:
-                out = fit_local(est, X_in, w_in, keep='auto', twin=steps.twin, parts=steps.parts)
-                return with_gaussian(out, X_in, w_in) if steps.gauss else out
-            except ValueError: return None
-        fit = fitted(kept, shape=shape)
+        fit = replay(next(fits))
         if fit is None: return None
         Z = fit.one.encode(X_in)
         columns = _kernel_columns(fit.one, Z)
@@ -94,12 +97,25 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
         bic = gaussian_by_bic(Z, columns, fit.one.dictionaries_, trained, random_state=random_state)
         if bic is None: return None  # too few complete rows for it (as for the kernel's centres)
         b_rows[scored] = _held_rows(fit.one, bic, X, scored)
-        if e_rows is None: continue
-        by_em = fitted(em_kept, shape=em_shape, solver='em')
+        if not em: continue
+        by_em = next(fits)
+        if e_rows is None: continue  # judged without the EM since an earlier fold's: this fit is dropped
+        by_em = replay(by_em)
         if by_em is None or not (_same_values(by_em.one, fit.one) and _scores_exactly(by_em, X, scored)):
             e_rows = None  # judged without it
         else: e_rows[scored] = _held_rows(fit.one, by_em.density, X, scored)
     return OutOfFold(rows, k_rows, e_rows, b_rows)
+
+def _fold_fit(estimator, X, sample_weight, random_state, steps: Kept, params: dict):
+    """A fold's fit for `cross_fitted_rows`: a clone of the RAD `estimator` with `random_state`, the settings `params`
+    and its Radon solves' `patience` over `_FOLD_PATIENCE`, fitted to the rows `X` by `fit_local` (keep='auto', trying
+    what `steps` says was kept), then `with_gaussian` where it was; None where it cannot be fitted (a `ValueError`)."""
+    est = clone(estimator).set_params(random_state=random_state, verbose=0,
+                                      patience=max(1, int(estimator.patience) // _FOLD_PATIENCE), **params)
+    try:
+        out = fit_local(est, X, sample_weight, keep='auto', twin=steps.twin, parts=steps.parts)
+        return with_gaussian(out, X, sample_weight) if steps.gauss else out
+    except ValueError: return None
 
 def _same_values(a, b) -> bool:
     "Whether the fitted RADs `a` and `b` read every column alike: the same discrete columns, with the same values."
@@ -268,6 +284,10 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
                                and pairs * n * _fold_choice(estimator, n, bool(np.ptp(w[w > 0]) > 0), folds)
                                > _CROSS_WORK)
         if over(one): return fit
+        ready = None  # the worker process shares the folds' fits (`cross_fitted_rows`): started now, while the EM fits
+        if fit_threads(estimator) > 1:
+            try: ready = warm()
+            except Exception: pass  # no worker: every fold here
         alt = (fit_by_em(estimator, X, sample_weight, random_state=one.random_state, shape=_frame_kind(one))
                if getattr(one, 'solver_', 'radon') == 'radon' else None)  # a fit by the EM already: no alternative
         if alt is not None and not _same_values(alt, one): alt = None
@@ -277,7 +297,8 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
         crossed = cross_fitted_rows(judged, X, sample_weight, folds, one.random_state,  # the folds by the fit's own solver
                                     shape=fresh(_frame_kind(one)),
                                     em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)),
-                                    kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt), n_fitted=fitted)
+                                    kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt), n_fitted=fitted,
+                                    ready=ready)
         if crossed is None: return fit
         index, judge = np.flatnonzero(_judge_fold(len(Z), folds, one.random_state) < fitted), 'cross-fitted'
         crossed = OutOfFold(*[None if a is None else a[index] for a in crossed])  # the rows the fitted folds scored

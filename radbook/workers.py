@@ -9,6 +9,7 @@ import sys
 import threading
 import traceback
 import warnings
+from collections import deque
 from concurrent.futures import Future
 import numpy as np
 from joblib.externals.loky import ProcessPoolExecutor
@@ -16,7 +17,7 @@ from sklearn import config_context, get_config
 from .learn import _TABLE_ROWS, table_rows, single_threaded
 
 # %% auto #0
-__all__ = ['worker', 'outcome', 'replay', 'submit', 'result', 'warm', 'worker_peak_rss']
+__all__ = ['worker', 'outcome', 'replay', 'in_worker', 'submit', 'result', 'warm', 'worker_peak_rss', 'shared']
 
 # %% ../nbs/03f1_workers.ipynb #d4a395e0
 _IDLE = 60  # seconds the worker waits for more work before it ends
@@ -90,21 +91,37 @@ def _record_peak(future: Future):
     peak = future.result()[1]
     _peak = peak if _peak is None else max(_peak, peak)
 
+_in_worker = False  # True in the worker process, from its first call (`in_worker`)
+
+def in_worker() -> bool:
+    "Whether this is the worker process: a fit here runs on one core and starts no worker of its own."
+    return _in_worker
+
 def _in_context(state, f, *args):
     "`outcome(f, *args)` inside the fit's `state` (`submit`), and the worker's peak memory."
+    global _in_worker
+    _in_worker = True
     rows, errors, config = state
     with table_rows(rows), single_threaded(), np.errstate(**errors), config_context(**config):
         kept = outcome(f, *args)
     return kept, _peak_rss()
 
+def _state() -> tuple:
+    "This thread's context of a fit, as `submit` sends it: the table's rows, numpy's error settings, scikit-learn's configuration."
+    errors = {k: 'warn' if v in ('call', 'log') else v for k, v in np.geterr().items()}  # (no callback goes along)
+    return _TABLE_ROWS.get(), errors, get_config()
+
+def _submit_in(state, f, *args) -> Future:
+    "`submit` in the context `state` (`_state`, read on the fit's own thread): from a thread that waits for the worker."
+    future = worker().submit(_in_context, state, f, *args)
+    future.add_done_callback(_record_peak)
+    return future
+
 def submit(f, *args) -> Future:
     """`f(*args)` on the worker (`f` a module-level function; it and `args` are pickled) inside `table_rows` of this
     thread's table, numpy's error settings and scikit-learn's configuration as they are here, and
     `single_threaded`: a future of its `outcome`, read by `result`."""
-    errors = {k: 'warn' if v in ('call', 'log') else v for k, v in np.geterr().items()}  # (no callback goes along)
-    future = worker().submit(_in_context, (_TABLE_ROWS.get(), errors, get_config()), f, *args)
-    future.add_done_callback(_record_peak)
-    return future
+    return _submit_in(_state(), f, *args)
 
 def result(future: Future) -> tuple:
     """The `outcome` of a `submit` (its error and warnings kept, for `replay`); an error of the worker itself (it
@@ -126,3 +143,42 @@ def worker_peak_rss():
     """The worker's peak resident memory in MiB as its finished calls reported it (read or not), or None where none
     finished: what a benchmark adds to the fitting process's own (`benchmarks/peers.py`)."""
     return _peak
+
+# %% ../nbs/03f1_workers.ipynb #c8c29911
+def shared(f, items, ready: Future = None) -> list:
+    """The outcome `(value, error, warnings)` of `f(*item)` for each tuple of arguments in `items`, in their order (give
+    each back in its turn with `replay`): this process takes them one at a time from the front (its own warnings
+    shown as they come: none kept), and where `ready`, a future of `warm`, is given, the worker from the end, one at
+    a time once `ready` is done (`f` is then a module-level function; a thread here waits for it), so both end about
+    together. What the worker took and could not give back (it died, say) is done here."""
+    items = list(items)
+    outs, left, lock = [None] * len(items), deque(range(len(items))), threading.Lock()
+    taken, closed, state = [], [False], _state()
+    def remote():  # the worker's share, from the end, while this process works through the front
+        try: ready.result()
+        except Exception: return  # no worker: everything here
+        while True:
+            with lock:
+                if closed[0] or not left: return
+                i = left.pop()
+                done = threading.Event()
+                taken.append(done)
+            try: outs[i] = result(_submit_in(state, f, *items[i]))
+            except Exception:  # the worker failed: this one here, and no more there
+                with lock: left.append(i)
+                return
+            finally: done.set()
+    if ready is not None and len(items) > 1: threading.Thread(target=remote, daemon=True).start()
+    def here(i):
+        try: outs[i] = (f(*items[i]), None, [])
+        except Exception as e: outs[i] = (None, e, [])
+    while True:
+        with lock:
+            if not left:
+                closed[0], waits = True, list(taken)  # the worker takes no more: wait for what it took
+                break
+            i = left.popleft()
+        here(i)
+    for done in waits: done.wait()
+    for i in list(left): here(i)  # what it gave back
+    return outs

@@ -310,3 +310,10 @@ def test_a_forked_child_forgets_the_parents_worker():
         os._exit(0)
     os.waitpid(pid, 0)
     assert os.read(read, 1) == b'1' and W._pool is not None
+
+
+def test_a_fit_on_the_worker_process_runs_on_one_core():
+    "The worker's own fits (the judge's folds, say) start no worker there: both cores are busy already."
+    from radbook.workers import submit, result, replay
+    assert L.fit_threads(RAD(n_jobs=2)) == 2
+    assert replay(result(submit(L.fit_threads, RAD(n_jobs=2)))) == 1
