@@ -29,7 +29,7 @@ from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COE
 from .local import LocalFit, fit_local, _em_allowed
 from .gaussian import with_gaussian
 from .kernel import with_kernel
-from .stack import with_stack
+from .stack import with_stack, warm_for_folds
 from .seeds import with_seeds
 from .em import EMFit, em_fit, em_grow, em_result
 from .independent import independent_fit
@@ -858,6 +858,7 @@ class RAD(BasePairwiseDensity):
         # one thread for the partition's small products and k-means; every dictionary EM of the fit (its folds, parts,
         # twin) decides whether its coefficient prior applies by the table's rows
         with single_threaded(), table_rows(counted_rows(X, sample_weight)):
+            if kind == 'auto': warm_for_folds(self, X, sample_weight)  # the judge's folds may share the worker (last step)
             say = _StepReport(self.verbose)
             fit = say('local frames', fit_local(self, X, sample_weight, keep=kind))
             if kind == 'auto':  # then Gaussian frames, kernel frames, the last shares out of fold where cheap, and

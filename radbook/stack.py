@@ -13,12 +13,12 @@ from .local import (LocalFit, fit_local, fit_threads, _held_rows, _rows, _beats,
                            _MIN_SHARE)
 from .workers import shared, replay, warm
 from .gaussian import with_gaussian, gaussian_by_bic
-from .kernel import kernel_frames, _kernel_columns, _too_few, _KERNEL_MIN_ROWS
+from .kernel import kernel_frames, _kernel_columns, _too_few, _KERNEL_MIN_ROWS, _KERNEL_ROWS
 from .shape import _ROTATIONS, _CV_HELD, _CV_FOLDS, _STACKED
 
 # %% auto #0
 __all__ = ['OutOfFold', 'Kept', 'kept_steps', 'cross_fitted_rows', 'fit_by_em', 'stack_shares', 'judge_folds', 'judge_fitted',
-           'shape_fold_rows', 'fit_independent', 'with_stack']
+           'shape_fold_rows', 'fit_independent', 'with_stack', 'warm_for_folds']
 
 # %% ../nbs/03k_stack.ipynb #a05d0f28
 _CROSS_FOLDS = 3  # the cross-fitted judge's folds ...
@@ -331,3 +331,17 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
         fit.independent_share = float(share['independent']) if fit.independent is not None else 0.0
     fit.__dict__.pop('density', None)  # the cached mixture, now with them
     return fit
+
+def warm_for_folds(estimator, X, sample_weight=None):
+    """Start the worker process (`warm`, notebook `03f1_workers`) as a fit of the RAD `estimator` to the rows `X` begins,
+    where its last step may share the judge's folds with it (`with_stack`: the estimator may use two cores,
+    `fit_threads`; the held-out rows, about `validation_fraction` of the rows of positive weight, number at least
+    `_CV_HELD` and the others at most `_KERNEL_ROWS`, as the kernel frames judged there need; and the table's pairs of
+    columns times those rows are at most `_CROSS_WORK`), so that a cold start (one to two seconds) is over by the time
+    the folds are fitted. Nothing where it cannot start."""
+    n = len(X) if sample_weight is None else int((np.asarray(sample_weight, dtype=float) > 0).sum())
+    d, held = np.shape(X)[1] if np.ndim(X) == 2 else 0, float(estimator.validation_fraction) * n
+    if (fit_threads(estimator) > 1 and held >= _CV_HELD and n - held <= _KERNEL_ROWS
+            and n * (d * (d - 1) // 2) <= _CROSS_WORK):
+        try: warm()
+        except Exception: pass
