@@ -278,9 +278,10 @@ _CHECK_ROWS, _PARTITION_ROWS = 4000, 20_000  # rows of the partition that checks
 # the Laplacian family, 0.2 of 1.1 on the mixed-features one)
 _ABANDON = 0.5  # nats per row: parts whose bound trails the one frame by more than this, beyond two standard errors, stop
 _MIN_SHARE = 0.1  # the one frame's least share beside the parts under local='auto': a defensive mixture (see below)
-_WORKER_PARTS, _WORKER_CHUNK = 8, 8  # parts, where at least this many and a worker was started for the fit (the twin's
-# or a fine partition's), are shared with it (notebook `03f1_workers`), which takes them from the end once it has
-# started, at most this many at a time (and a quarter of those left), two such chunks at most given to it at once
+_WORKER_PARTS, _WORKER_CHUNK = 2, 8  # parts, where at least this many and a worker was started for the fit (as the one
+# frame fits, or a fine partition), are shared with it (notebook `03f1_workers`), which takes them from the end once it
+# has started, at most this many at a time (and a quarter of those left), two such chunks at most given to it at once
+# (8 parts at least before: the two parts of `iris` or `breast_cancer` took one after the other)
 
 @dataclass
 class LocalFit:
@@ -634,10 +635,10 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     leaves the twin untried and `parts=False` the partition (the cross-fitted judge's folds skip what the fit they
     judge did not keep, notebook `03k_stack`). A `random_state` of None or a RandomState gives one seed, drawn once
     (advancing it), so every clone holds out the same rows. Where the estimator's `n_jobs` allows two threads
-    (`fit_threads`), both the twin and the parts are tried, and the table has at least `_THREAD_ROWS` rows of positive
-    weight, the twin fits on a worker process (`_Twin`, notebook `03f1_workers`, started while the one frame fits; a
-    thread of its own where the worker has not started by the time the one frame is fitted) while the partition and
-    the parts fit on this one (`_local_parts`): the same fit, bit for bit, as on one thread (parts fitted while a check
+    (`fit_threads`) and both the twin and the parts are tried, the twin fits on a worker process (`_Twin`, notebook
+    `03f1_workers`, started while the one frame fits, `_worker_aside`, where it has started by the time the one frame
+    is fitted; else, on a table of at least `_THREAD_ROWS` rows of positive weight, a thread of its own) while the
+    partition and the parts fit on this one (`_local_parts`, which shares the parts with the worker): the same fit, bit for bit, as on one thread (parts fitted while a check
     waits for the twin, then abandoned, are fitted for nothing, and may warn; the twin's warnings and error, and those
     of the parts fitted on the worker, `_local_parts`, show only when their turn comes). Everything after the one
     frame (and its climb) runs with one thread for every pool (`single_threaded`)."""
@@ -652,9 +653,9 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     one._keeps_rows = True  # its shape step's per-row scores (`_shape_rows`), which kernel frames may be judged beside
     one._keeps_start = True  # a fit by the EM keeps its `_em_start`, to grow its rank from (`_climbed`)
     ready = None  # the worker's start, where it may take the twin: started now, while the one frame fits
-    if _twin_aside(base, X, sample_weight, keep, twin, parts):
+    if _worker_aside(base, X, keep, parts):
         try: ready = warm()
-        except Exception: pass  # no worker: the twin on a thread (below)
+        except Exception: pass  # no worker: the twin on a thread or here, every part here (below)
     one = one.fit(X, sample_weight=sample_weight)
     out = LocalFit(one, [], np.ones(1), None, {})
     Z = one.encode(X)
@@ -680,8 +681,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
              and (held.any() or keep is True)                   # nothing to compare on
              and complete.sum() >= 2 * min_rows)                # too few rows with every smooth column for two parts
     twins = held.any() and keep == 'auto' and twin  # the one frame's EM twin beside it, where that wins
-    side = (twins and tries and _twin_tried(one, base) and fit_threads(base) > 1
-            and (w > 0).sum() >= _THREAD_ROWS)  # the twin on a thread of its own
+    side = twins and tries and _twin_tried(one, base) and fit_threads(base) > 1  # the twin beside the parts
     with ExitStack() as stack:
         stack.enter_context(single_threaded())  # one thread for every pool, as inside RAD.fit, either way; and while
         # the twin's thread opens and closes its own block inside this one (`single_threaded`, notebook `01a_learn`)
@@ -689,7 +689,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
         twin_rows = lambda: _with_twin(out, *twin_args)
         on_worker = side and ready is not None and ready.done()  # not where it is still starting (a short fit's
         rows = _Twin.submitted(out, twin_args) if on_worker else None  # one frame): the thread is ready now
-        if side and rows is None:  # no worker (yet): on a thread
+        if side and rows is None and (w > 0).sum() >= _THREAD_ROWS:  # no worker (yet): on a thread, where its products
+            # are large enough to let go of the interpreter's lock (below that, after the one frame, as one thread)
             stack.enter_context(warnings.catch_warnings())  # the filters as they were, after the threads: a block of
             # scikit-learn's (`check_array`) on each thread could otherwise leave one of its filters for good
             pool = stack.enter_context(ThreadPoolExecutor(1))  # (leaving it waits for the twin)
@@ -700,13 +701,11 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
         rows.result()  # the twin done (its error raised here, where the parts did not wait for it)
         return fitted
 
-def _twin_aside(base, X, sample_weight, keep, twin: bool, parts: bool) -> bool:
-    """Whether `fit_local` may fit the one frame's twin beside the parts on another core, as far as it can tell before
-    the one frame is fitted: both tried, a Radon fit that the EM allows, two cores (`fit_threads`), at least
-    `_THREAD_ROWS` rows of positive weight and two columns of numbers (`_numbers`)."""
-    n = len(X) if sample_weight is None else int((np.asarray(sample_weight, dtype=float) > 0).sum())
-    return (keep == 'auto' and twin and parts and getattr(base, 'solver', 'radon') != 'em' and _em_allowed(base)
-            and fit_threads(base) > 1 and n >= _THREAD_ROWS and _numbers(X) >= 2)
+def _worker_aside(base, X, keep, parts: bool) -> bool:
+    """Whether `fit_local` starts the worker process as the one frame fits, for the twin and the parts to share (as far
+    as it can tell before the one frame is fitted): the parts tried (`parts`, and `keep` not False), two cores
+    (`fit_threads`) and two columns of numbers (`_numbers`), which a partition needs."""
+    return keep is not False and parts and fit_threads(base) > 1 and _numbers(X) >= 2
 
 def _numbers(X) -> int:
     """How many columns of the table `X` hold numbers (a DataFrame's numeric columns, not booleans; every column of an
@@ -861,10 +860,11 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         fits.update((c, here) for chunk in chunks for c in chunk)
     def give():  # the worker's next chunks from the end, two at a time at most (an abandoned fit leaves it little)
         nonlocal remote
-        if not remote or not ready.done() or (isinstance(rows, _Twin) and not rows.done()):
-            return  # no worker, or it is starting or fitting the twin: no chunk waits behind that while this process
-        while remote and todo and len(pending) < 2:  # runs out of parts
-            size = max(1, min(_WORKER_CHUNK, len(todo) // 4))  # smaller towards the end: neither side waits long
+        if not remote or not ready.done(): return  # no worker, or it is starting: nothing waits behind that
+        busy = isinstance(rows, _Twin) and not rows.done()  # fitting the twin: one part waits behind it, no more, so
+        while remote and todo and len(pending) < (1 if busy else 2):  # that it starts at once when the twin is done,
+            size = 1 if busy else max(1, min(_WORKER_CHUNK, len(todo) // 4))  # and this process rarely waits for it
+            # (smaller chunks towards the end: neither side waits long)
             chunk = todo[-size:]
             del todo[-size:]
             try: pending.append((chunk, submit(_fit_parts, base, [(c, settings(c)) for c in chunk], X, w, labels, holes,

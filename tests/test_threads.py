@@ -165,9 +165,28 @@ def _ran_on_main(monkeypatch):
 
 
 def test_a_small_table_stays_on_one_thread(monkeypatch):
+    "Without a worker, a small table's twin fits on this thread: its small products would hold the lock on another."
     ran = _ran_on_main(monkeypatch)
+    _no_worker(monkeypatch)
     _fit(-1, _curve(300))  # fewer rows than `_THREAD_ROWS`
     assert ran == [True]
+
+
+def test_a_small_table_shares_its_twin_and_parts_with_a_started_worker(monkeypatch):
+    """Once the worker has started (from a session's second fit on), a small table's twin and parts go to it too: the
+    same fit as on one process."""
+    L.warm().result()
+    sent, submit = [], L.submit
+    monkeypatch.setattr(L, 'submit', lambda f, *args: sent.append(f.__name__) or submit(f, *args))
+    X = _curve(300)
+    two = _fit(2, X)
+    assert sent[0] == '_twin_remote' and '_fit_parts' in sent
+    sent.clear()
+    one = _fit(1, X)
+    assert not sent and len(one.parts) >= 2
+    assert list(one.scores.items()) == list(two.scores.items())
+    Z = one.one.encode(X)
+    np.testing.assert_array_equal(one.density.logpdf(Z), two.density.logpdf(Z))
 
 
 def test_rows_of_weight_zero_do_not_count(monkeypatch):
