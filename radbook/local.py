@@ -709,7 +709,7 @@ def _worker_aside(base, X, keep, parts: bool) -> bool:
 
 def _numbers(X) -> int:
     """How many columns of the table `X` hold numbers (a DataFrame's numeric columns, not booleans; every column of an
-    array): at least two may make a partition's smooth columns, which the twin aside needs."""
+    array): at least two may make a partition's smooth columns, which the worker started for the parts needs."""
     dtypes = getattr(X, 'dtypes', None)
     if dtypes is None: return np.shape(X)[1] if np.ndim(X) == 2 else 0
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
@@ -801,10 +801,11 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     fitting on another thread; a step whose check waits for them is checked, in order, once they are there, so the
     outcome is the one the order of a single thread gives), and the choice between them and `out`. Where there are at
     least `_WORKER_PARTS` parts, the estimator may use two cores (`fit_threads`) and a worker process was started for
-    the fit (`ready`, the future of `warm`: `fit_local`'s for the twin, or the fine partition's, started here), the
-    parts are shared with it (`submit`, notebook `03f1_workers`): this process takes them one at a time from the front
-    of that order, the worker, once it has started, in chunks from its end (`_WORKER_CHUNK` at most, and a quarter of
-    those left, so both end together), and each part is checked in order once its fit is in: the same fits and the
+    the fit (`ready`, the future of `warm`: `fit_local`'s, started as the one frame fits, or the fine partition's,
+    started here), the parts are shared with it (`submit`, notebook `03f1_workers`): this process takes them one at a
+    time from the front of that order, the worker, once it has started, in chunks from its end (`_WORKER_CHUNK` at
+    most, and a quarter of those left, so both end together; while it still fits the twin, one part waits behind it),
+    and each part is checked in order once its fit is in: the same fits and the
     same outcome, bit for bit. Each part scores every held-out row once (`_part_raw`, on the worker for its own), for
     its bound and the mixture."""
     one = out.one
@@ -817,7 +818,7 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     if complete.sum() > 2 * _CHECK_ROWS:  # the parts' own, on more rows: many of them, unless the caller sized them
         fine = sorted(np.atleast_1d(n_parts).tolist()) == list(_PART_GRID) and _fine_fits(len(columns))
         if fine and fit_threads(base) > 1 and ready is None:  # the worker may take parts: started now, while the
-            try: ready = warm()                                 # partition fits (unless the twin's start began it)
+            try: ready = warm()                                 # partition fits (unless the fit's start began it)
             except Exception: pass  # no worker: every part is fitted here (below)
         out.partition = partition(_PARTITION_ROWS, fine=fine)
     if out.partition.n_parts == 1 or out.partition.total_correlation() < _MIN_TOTAL_CORRELATION: return out

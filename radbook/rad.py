@@ -585,9 +585,11 @@ class RAD(BasePairwiseDensity):
     n_jobs : int or None, default=-1
         Threads for the steps of a fit that can run side by side, read as joblib reads it: -1 every core, -2 all but
         one, None one (but inside `joblib.parallel_config(n_jobs=...)`), k that many; one inside a joblib worker (a grid
-        search's). Today the one frame's EM twin fits beside the local parts on a table of at least 5,000 rows of
-        positive weight (`fit_local`, notebook `03g_local`), so two at most are used; the fit is the same, bit for bit,
-        on any number of threads.
+        search's). Where it allows two or more, the fit uses a second process (notebook `03f1_workers`, started as the
+        fit begins where a step may use it): the one frame's EM twin and the local parts are shared
+        with it (`fit_local`, notebook `03g_local`), and so are the cross-fitted judge's folds (`with_stack`, notebook
+        `03k_stack`); on a table of at least 5,000 rows of positive weight the twin takes a thread where that process
+        has not started yet. Two at most are used; the fit is the same, bit for bit, on any number of threads.
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
         (`PaperOptions`, notebook `03c_solver`); None is radbook's (random starts, accelerated steps, exact operators).

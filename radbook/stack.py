@@ -11,7 +11,7 @@ from sklearn.base import clone
 from .dictionaries import is_discrete
 from .local import (LocalFit, fit_local, fit_threads, _held_rows, _rows, _beats, _gain, _frame_kind, _em_allowed,
                            _MIN_SHARE)
-from .workers import shared, replay, warm
+from .workers import Shared, replay, warm
 from .gaussian import with_gaussian, gaussian_by_bic
 from .kernel import kernel_frames, _kernel_columns, _too_few, _KERNEL_MIN_ROWS, _KERNEL_ROWS
 from .shape import _ROTATIONS, _CV_HELD, _CV_FOLDS, _STACKED
@@ -70,21 +70,28 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     entries stay 0), nor, with `n_fitted`, those of the folds after the first `n_fitted` (`_judge_fold`), whose fits are
     not made. The folds' fits (`_fold_fit`) do not depend on each other: where `ready` (a future of `warm`, notebook
     `03f1_workers`) is given, the worker process takes them from the end while this process takes them from the
-    front (`shared`), each fit on one core (n_jobs=1); the same fits either way, read in their turn."""
+    front (`Shared`: this process fits each one when its turn comes), each fit on one core (n_jobs=1); the same fits
+    either way, read in their turn, and none fitted here after a fold that ends the judging."""
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     fold = _judge_fold(n, folds, random_state)
     rows, k_rows, e_rows, b_rows = np.zeros(n), np.zeros(n), np.zeros(n) if em else None, np.zeros(n)
     made = range(folds if n_fitted is None else n_fitted)
-    if ready is not None: estimator = clone(estimator).set_params(n_jobs=1)  # both cores busy with folds already
+    if ready is not None and len(made) * (1 + em) > 1:  # shared: both cores busy with folds already
+        estimator = clone(estimator).set_params(n_jobs=1)
     jobs = [(estimator, _rows(X, fold != f), None if sample_weight is None else w[fold != f], random_state, steps, params)
             for f in made for steps, params in [(kept, dict(shape=shape))]
             + ([(em_kept, dict(shape=em_shape, solver='em'))] if em else [])]  # each fold's RAD, then its EM
-    fits = iter(shared(_fold_fit, jobs, ready))  # the same fits on either process: given back in their turn
+    with Shared(_fold_fit, jobs, ready) as fits:  # the same fits on either process, each read in its turn
+        return _judged(fits, X, w, sample_weight, fold, made, em, random_state, rows, k_rows, e_rows, b_rows)
+
+def _judged(fits, X, w, sample_weight, fold, made, em, random_state, rows, k_rows, e_rows, b_rows):
+    "`cross_fitted_rows`' loop over the folds `made`, their fits (`_fold_fit`) asked for in order from `fits` (`Shared`)."
+    at = iter(range(len(fits.items)))
     for f in made:
         mine = fold == f
         X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
-        fit = replay(next(fits))
+        fit = replay(fits.outcome(next(at)))
         if fit is None: return None
         Z = fit.one.encode(X_in)
         columns = _kernel_columns(fit.one, Z)
@@ -98,9 +105,9 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
         if bic is None: return None  # too few complete rows for it (as for the kernel's centres)
         b_rows[scored] = _held_rows(fit.one, bic, X, scored)
         if not em: continue
-        by_em = next(fits)
-        if e_rows is None: continue  # judged without the EM since an earlier fold's: this fit is dropped
-        by_em = replay(by_em)
+        k = next(at)
+        if e_rows is None: continue  # judged without the EM since an earlier fold's: this fit is not asked for
+        by_em = replay(fits.outcome(k))
         if by_em is None or not (_same_values(by_em.one, fit.one) and _scores_exactly(by_em, X, scored)):
             e_rows = None  # judged without it
         else: e_rows[scored] = _held_rows(fit.one, by_em.density, X, scored)
@@ -338,9 +345,12 @@ def warm_for_folds(estimator, X, sample_weight=None):
     `fit_threads`; the held-out rows, about `validation_fraction` of the rows of positive weight, number at least
     `_CV_HELD` and the others at most `_KERNEL_ROWS`, as the kernel frames judged there need; and the table's pairs of
     columns times those rows are at most `_CROSS_WORK`), so that a cold start (one to two seconds) is over by the time
-    the folds are fitted. Nothing where it cannot start."""
-    n = len(X) if sample_weight is None else int((np.asarray(sample_weight, dtype=float) > 0).sum())
-    d, held = np.shape(X)[1] if np.ndim(X) == 2 else 0, float(estimator.validation_fraction) * n
+    the folds are fitted. Nothing where it cannot start, nor where the table cannot be read so (the fit says why)."""
+    try:
+        n, d = np.shape(X)[0], np.shape(X)[1]  # (a sparse matrix has no length)
+        if sample_weight is not None: n = int((np.asarray(sample_weight, dtype=float) > 0).sum())
+        held = float(estimator.validation_fraction) * n
+    except Exception: return
     if (fit_threads(estimator) > 1 and held >= _CV_HELD and n - held <= _KERNEL_ROWS
             and n * (d * (d - 1) // 2) <= _CROSS_WORK):
         try: warm()

@@ -17,7 +17,7 @@ from sklearn import config_context, get_config
 from .learn import _TABLE_ROWS, table_rows, single_threaded
 
 # %% auto #0
-__all__ = ['worker', 'outcome', 'replay', 'in_worker', 'submit', 'result', 'warm', 'worker_peak_rss', 'shared']
+__all__ = ['worker', 'outcome', 'replay', 'in_worker', 'submit', 'result', 'warm', 'worker_peak_rss', 'Shared']
 
 # %% ../nbs/03f1_workers.ipynb #d4a395e0
 _IDLE = 60  # seconds the worker waits for more work before it ends
@@ -145,40 +145,52 @@ def worker_peak_rss():
     return _peak
 
 # %% ../nbs/03f1_workers.ipynb #c8c29911
-def shared(f, items, ready: Future = None) -> list:
-    """The outcome `(value, error, warnings)` of `f(*item)` for each tuple of arguments in `items`, in their order (give
-    each back in its turn with `replay`): this process takes them one at a time from the front (its own warnings
-    shown as they come: none kept), and where `ready`, a future of `warm`, is given, the worker from the end, one at
-    a time once `ready` is done (`f` is then a module-level function; a thread here waits for it), so both end about
-    together. What the worker took and could not give back (it died, say) is done here."""
-    items = list(items)
-    outs, left, lock = [None] * len(items), deque(range(len(items))), threading.Lock()
-    taken, closed, state = [], [False], _state()
-    def remote():  # the worker's share, from the end, while this process works through the front
+class Shared:
+    """Independent calls `f(*item)`, one per tuple of arguments in `items`, shared with the worker process. `outcome(i)`
+    gives item i's outcome `(value, error, warnings)` (give it back with `replay`): fitted here when it is asked for
+    (its warnings shown as they come, none kept), unless the worker took it, whose outcome it then waits for. Where
+    `ready`, a future of `warm`, is given (and `f` is a module-level function), a thread here hands the worker one item
+    at a time from the end once `ready` is done, so that both sides end about together when the items are asked for
+    in order, and an item never asked for is not fitted here. `close()` (or leaving a `with` block) stops the handing
+    out. What the worker took and could not give back (it died, say) is fitted here when asked for."""
+    def __init__(self, f, items, ready: Future = None):
+        self.f, self.items = f, list(items)
+        self.outs, self.left, self.lock = [None] * len(self.items), deque(range(len(self.items))), threading.Lock()
+        self.taken, self.closed = {}, False
+        if ready is not None and len(self.items) > 1:
+            threading.Thread(target=self._remote, args=(ready, _state()), daemon=True).start()
+
+    def _remote(self, ready, state):  # the worker's share, from the end, while this process asks from the front
         try: ready.result()
-        except Exception: return  # no worker: everything here
+        except BaseException: return  # no worker: everything here
         while True:
-            with lock:
-                if closed[0] or not left: return
-                i = left.pop()
-                done = threading.Event()
-                taken.append(done)
-            try: outs[i] = result(_submit_in(state, f, *items[i]))
-            except Exception:  # the worker failed: this one here, and no more there
-                with lock: left.append(i)
+            with self.lock:
+                if self.closed or not self.left: return
+                i = self.left.pop()
+                done = self.taken[i] = threading.Event()
+            try: self.outs[i] = result(_submit_in(state, self.f, *self.items[i]))
+            except BaseException:  # the worker failed: this one here, and no more there
+                with self.lock: self.left.append(i)
                 return
             finally: done.set()
-    if ready is not None and len(items) > 1: threading.Thread(target=remote, daemon=True).start()
-    def here(i):
-        try: outs[i] = (f(*items[i]), None, [])
-        except Exception as e: outs[i] = (None, e, [])
-    while True:
-        with lock:
-            if not left:
-                closed[0], waits = True, list(taken)  # the worker takes no more: wait for what it took
-                break
-            i = left.popleft()
-        here(i)
-    for done in waits: done.wait()
-    for i in list(left): here(i)  # what it gave back
-    return outs
+
+    def outcome(self, i: int) -> tuple:
+        with self.lock:
+            here = i in self.left
+            if here: self.left.remove(i)
+            done = self.taken.get(i)
+        if not here:
+            done.wait()
+            with self.lock:
+                here = i in self.left  # given back: the worker failed it
+                if here: self.left.remove(i)
+        if here:
+            try: self.outs[i] = (self.f(*self.items[i]), None, [])
+            except Exception as e: self.outs[i] = (None, e, [])
+        return self.outs[i]
+
+    def close(self):
+        with self.lock: self.closed = True
+
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.close()
