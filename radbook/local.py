@@ -711,7 +711,10 @@ def _numbers(X) -> int:
     """How many columns of the table `X` hold numbers (a DataFrame's numeric columns, not booleans; every column of an
     array): at least two may make a partition's smooth columns, which the worker started for the parts needs."""
     dtypes = getattr(X, 'dtypes', None)
-    if dtypes is None: return np.shape(X)[1] if np.ndim(X) == 2 else 0
+    if dtypes is None:
+        try: shape = np.shape(X)
+        except Exception: return 0  # not readable so (the fit says why): no worker for it
+        return shape[1] if len(shape) == 2 else 0
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
     return sum(is_numeric_dtype(t) and not is_bool_dtype(t) for t in dtypes)
 

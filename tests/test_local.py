@@ -30,7 +30,7 @@ def clouds():
 def _fit(X, abandon, monkeypatch):
     monkeypatch.setattr(local, '_ABANDON', abandon)
     CountingRAD.fits = CountingRAD.parts = 0
-    out = fit_local(CountingRAD(n_init=2, local=False, random_state=0), X)
+    out = fit_local(CountingRAD(n_init=2, local=False, random_state=0, n_jobs=1), X)  # one process: every fit counted
     assert CountingRAD.fits == 2 + CountingRAD.parts  # the one frame and its EM twin once each (a doubling grows, unfitted)
     return out, CountingRAD.parts
 
@@ -128,7 +128,7 @@ def test_parts_skip_a_whitening_that_would_be_refitted(clouds, monkeypatch):
 def _fit_holey(X, monkeypatch):
     monkeypatch.setattr(local, '_ABANDON', np.inf)  # every part fitted
     CountingRAD.fits = 0
-    return fit_local(CountingRAD(n_init=2, local=False, random_state=0), X, keep=True), CountingRAD.fits
+    return fit_local(CountingRAD(n_init=2, local=False, random_state=0, n_jobs=1), X, keep=True), CountingRAD.fits
 
 
 def test_a_twin_never_whitens_a_column_with_holes():

@@ -300,7 +300,7 @@ def test_the_folds_try_only_the_steps_the_judged_fit_kept(monkeypatch):
     monkeypatch.setattr(st, 'with_gaussian', spy_gaussian)
     monkeypatch.setattr(st, 'fit_by_em', spy_em)
     X = load_iris().data[np.random.default_rng(0).permutation(150)[:100]]
-    est = RAD(random_state=0).fit(X)
+    est = RAD(random_state=0, n_jobs=1).fit(X)  # one process: every fold's fit seen here
     assert est.kernel_judge_ == 'cross-fitted' and len(alts) == 1 and alts[0] is not None
     alt = alts[0]
     kept = (est.em_frame_ is not None, bool(est.local_), est.gaussian_ is not None)

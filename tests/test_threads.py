@@ -11,6 +11,8 @@ from threadpoolctl import threadpool_info
 import radbook.local as L
 from radbook.rad import RAD
 
+pytestmark = pytest.mark.worker  # these tests patch radbook and use its worker process on purpose
+
 
 def _curve(n=600, seed=0):
     rng = np.random.default_rng(seed)
