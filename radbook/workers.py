@@ -161,8 +161,13 @@ class Shared:
             threading.Thread(target=self._remote, args=(ready, _state()), daemon=True).start()
 
     def _remote(self, ready, state):  # the worker's share, from the end, while this process asks from the front
-        try: ready.result()
-        except BaseException: return  # no worker: everything here
+        while True:  # until the worker has started (or this is closed: a worker that never starts holds nothing)
+            try:
+                ready.result(timeout=0.5)
+                break
+            except TimeoutError:
+                if self.closed: return
+            except BaseException: return  # no worker: everything here
         while True:
             with self.lock:
                 if self.closed or not self.left: return
@@ -175,10 +180,12 @@ class Shared:
             finally: done.set()
 
     def outcome(self, i: int) -> tuple:
+        if not 0 <= i < len(self.items): raise IndexError(f"no item {i} among {len(self.items)}.")
         with self.lock:
             here = i in self.left
             if here: self.left.remove(i)
             done = self.taken.get(i)
+        if not here and done is None: return self.outs[i]  # asked for before: fitted here
         if not here:
             done.wait()
             with self.lock:
