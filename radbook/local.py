@@ -638,7 +638,8 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     (`fit_threads`) and both the twin and the parts are tried, the twin fits on a worker process (`_Twin`, notebook
     `03f1_workers`, started while the one frame fits, `_worker_aside`, where it has started by the time the one frame
     is fitted; else, on a table of at least `_THREAD_ROWS` rows of positive weight, a thread of its own) while the
-    partition and the parts fit on this one (`_local_parts`, which shares the parts with the worker): the same fit, bit for bit, as on one thread (parts fitted while a check
+    partition and the parts fit on this one (`_local_parts`, which shares the parts with the worker): the same fit,
+    bit for bit, as on one thread (parts fitted while a check
     waits for the twin, then abandoned, are fitted for nothing, and may warn; the twin's warnings and error, and those
     of the parts fitted on the worker, `_local_parts`, show only when their turn comes). Everything after the one
     frame (and its climb) runs with one thread for every pool (`single_threaded`)."""
@@ -652,7 +653,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     base.set_params(verbose=0)
     one._keeps_rows = True  # its shape step's per-row scores (`_shape_rows`), which kernel frames may be judged beside
     one._keeps_start = True  # a fit by the EM keeps its `_em_start`, to grow its rank from (`_climbed`)
-    ready = None  # the worker's start, where it may take the twin: started now, while the one frame fits
+    ready = None  # the worker's start, where it may take the twin and parts: started now, while the one frame fits
     if _worker_aside(base, X, keep, parts):
         try: ready = warm()
         except Exception: pass  # no worker: the twin on a thread or here, every part here (below)
@@ -808,8 +809,7 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     started here), the parts are shared with it (`submit`, notebook `03f1_workers`): this process takes them one at a
     time from the front of that order, the worker, once it has started, in chunks from its end (`_WORKER_CHUNK` at
     most, and a quarter of those left, so both end together; while it still fits the twin, one part waits behind it),
-    and each part is checked in order once its fit is in: the same fits and the
-    same outcome, bit for bit. Each part scores every held-out row once (`_part_raw`, on the worker for its own), for
+    and each part is checked in order once its fit is in: the same fits and the same outcome, bit for bit. Each part scores every held-out row once (`_part_raw`, on the worker for its own), for
     its bound and the mixture."""
     one = out.one
     fit_w = np.where(held, 0.0, w)

@@ -71,8 +71,8 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     not made. The folds' fits (`_fold_fit`) do not depend on each other: where `ready` (a future of `warm`, notebook
     `03f1_workers`) is given, the worker process takes them from the end while this process takes them from the
     front (`Shared`: this process fits each one when its turn comes), each fit on one core (n_jobs=1) where more than
-    one is shared; the same fits
-    either way, read in their turn, and none fitted here after a fold that ends the judging."""
+    one is shared; the same fits either way, read in their turn, and none fitted here after a fold that ends the
+    judging."""
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     fold = _judge_fold(n, folds, random_state)
