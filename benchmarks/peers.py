@@ -576,7 +576,7 @@ def run_one(table, method):
             inf += int(np.isinf(scores).sum())
             lls.append(float(np.mean(scores)))
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    worker = sys.modules.get('radbook.workers')  # RAD's parts on a worker process (notebook 03f1_workers): its memory too
+    worker = sys.modules.get('radbook.workers')  # RAD's parts on a worker process (notebook 03e2_workers): its memory too
     beside = (worker.worker_peak_rss() or 0.0) if worker is not None else 0.0
     return dict(table=table, method=method, loglik=float(np.mean(lls)), se=float(np.std(lls) / np.sqrt(len(lls))),
                 fit_s=float(np.mean(secs)), rss_mib=own + beside, rows_at_inf=inf)

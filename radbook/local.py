@@ -23,7 +23,7 @@ from .datapass import held_out_rows
 from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
 from .gmm import gaussian_mixture, many_gaussians
 from .learn import single_threaded
-from .workers import submit, result, warm, outcome, replay, in_worker
+from .workers import submit, result, warm, outcome, replay, in_worker, sharing
 from .density import _log_density, seen_weight
 from .shape import _ROTATIONS, _SOLO, _map_of
 import radbook.steps as steps
@@ -279,7 +279,7 @@ _CHECK_ROWS, _PARTITION_ROWS = 4000, 20_000  # rows of the partition that checks
 _ABANDON = 0.5  # nats per row: parts whose bound trails the one frame by more than this, beyond two standard errors, stop
 _MIN_SHARE = 0.1  # the one frame's least share beside the parts under local='auto': a defensive mixture (see below)
 _WORKER_PARTS, _WORKER_CHUNK = 2, 8  # parts, where at least this many and a worker was started for the fit (as the one
-# frame fits, or a fine partition), are shared with it (notebook `03f1_workers`), which takes them from the end once it
+# frame fits, or a fine partition), are shared with it (notebook `03e2_workers`), which takes them from the end once it
 # has started, at most this many at a time (and a quarter of those left), two such chunks at most given to it at once
 # (8 parts at least before: the two parts of `iris` or `breast_cancer` took one after the other)
 
@@ -595,7 +595,7 @@ def fit_threads(estimator) -> int:
     """How many threads a fit of `estimator` may run side by side: its `n_jobs` as joblib reads it (`effective_n_jobs`:
     -1 every core, -2 all but one, None one but inside `joblib.parallel_config(n_jobs=...)`); 1 where it has no
     `n_jobs`, inside a joblib worker (a grid search's, whose workers already share the cores) and on RAD's own worker
-    process (`in_worker`, notebook `03f1_workers`: its fits run beside this process's)."""
+    process (`in_worker`, notebook `03e2_workers`: its fits run beside this process's)."""
     if get_active_backend()[0].nesting_level > 0 or in_worker(): return 1
     return effective_n_jobs(getattr(estimator, 'n_jobs', 1))
 
@@ -636,7 +636,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     judge did not keep, notebook `03k_stack`). A `random_state` of None or a RandomState gives one seed, drawn once
     (advancing it), so every clone holds out the same rows. Where the estimator's `n_jobs` allows two threads
     (`fit_threads`) and both the twin and the parts are tried, the twin fits on a worker process (`_Twin`, notebook
-    `03f1_workers`, started while the one frame fits, `_worker_aside`, where it has started by the time the one frame
+    `03e2_workers`, started while the one frame fits, `_worker_aside`, where it has started by the time the one frame
     is fitted; else, on a table of at least `_THREAD_ROWS` rows of positive weight, a thread of its own) while the
     partition and the parts fit on this one (`_local_parts`, which shares the parts with the worker): the same fit,
     bit for bit, as on one thread (parts fitted while a check
@@ -657,7 +657,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if _worker_aside(base, X, keep, parts):
         try: ready = warm()
         except Exception: pass  # no worker: the twin on a thread or here, every part here (below)
-    one = one.fit(X, sample_weight=sample_weight)
+    with sharing(ready): one = one.fit(X, sample_weight=sample_weight)  # its shape step shares its candidates too
     out = LocalFit(one, [], np.ones(1), None, {})
     Z = one.encode(X)
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -806,7 +806,7 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     outcome is the one the order of a single thread gives), and the choice between them and `out`. Where there are at
     least `_WORKER_PARTS` parts, the estimator may use two cores (`fit_threads`) and a worker process was started for
     the fit (`ready`, the future of `warm`: `fit_local`'s, started as the one frame fits, or the fine partition's,
-    started here), the parts are shared with it (`submit`, notebook `03f1_workers`): this process takes them one at a
+    started here), the parts are shared with it (`submit`, notebook `03e2_workers`): this process takes them one at a
     time from the front of that order, the worker, once it has started, in chunks from its end (`_WORKER_CHUNK` at
     most, and a quarter of those left, so both end together; while it still fits the twin, one part waits behind it),
     and each part is checked in order once its fit is in: the same fits and the same outcome, bit for bit. Each part scores every held-out row once (`_part_raw`, on the worker for its own), for

@@ -585,7 +585,7 @@ class RAD(BasePairwiseDensity):
     n_jobs : int or None, default=-1
         Threads for the steps of a fit that can run side by side, read as joblib reads it: -1 every core, -2 all but
         one, None one (but inside `joblib.parallel_config(n_jobs=...)`), k that many; one inside a joblib worker (a grid
-        search's). Where it allows two or more, the fit uses a second process (notebook `03f1_workers`, started as the
+        search's). Where it allows two or more, the fit uses a second process (notebook `03e2_workers`, started as the
         fit begins where a step may use it): the one frame's EM twin and the local parts are shared
         with it (`fit_local`, notebook `03g_local`), and so are the cross-fitted judge's folds (`with_stack`, notebook
         `03k_stack`); on a table of at least 5,000 rows of positive weight the twin takes a thread where that process

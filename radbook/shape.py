@@ -18,6 +18,7 @@ from .steps import discrete_columns, rad_dictionaries
 from .learn import GRID_STARTS
 from .independent import independent_fit
 from .solver import _COEF_FLOOR, floor_factors
+from .workers import Shared, replay, shared_ready
 
 # %% auto #0
 __all__ = ['yeo_johnson', 'yeo_johnson_inverse', 'yeo_johnson_log_slope', 'fit_lambda', 'Shape', 'fit_shape', 'fastica_unmixing',
@@ -344,7 +345,7 @@ _RACE_PRIOR = 0.0  # the candidates' EMs fit without the coefficient prior (see 
 
 def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=None, max_discrete: int = 16,
                  rank: int = 8, random_state=0, max_rows: int = _SHAPE_ROWS, per_row: bool = False,
-                 min_rows: int = 20, starts: dict = None, coef_floor: float = _COEF_FLOOR, axis=()) -> dict:
+                 min_rows: int = 20, starts: dict = None, coef_floor: float = _COEF_FLOOR, axis=(), ready=None) -> dict:
     """How well RAD's own first stage fits each candidate shape of the continuous `columns` (the columns `axis` on their
     own axes in every rotation, `shape_step`): the held-out mean
     log-likelihood, in the table's units (the map's and the units' Jacobians added over the continuous columns), of
@@ -358,21 +359,49 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     held-out row's log-likelihood instead of the mean. A dict `starts` receives, per EM candidate, the start its dictionary
     EM was fitted from where the starts would race (`fit['start']`: the race's winner, or a rotation's
     `_ROTATION_START`; None on fewer than 5,000 rows, where there is one start). The EMs fit without the dictionary EM's
-    coefficient prior (`_RACE_PRIOR`)."""
+    coefficient prior (`_RACE_PRIOR`). The maps' candidates do not depend on each other: where `ready` (a future of
+    `warm`, notebook `03e2_workers`) is given, the worker process takes maps from the end while this process takes them
+    from the front (`Shared`, `_map_scores`), with the same scores either way."""
     columns = np.asarray(columns, dtype=np.intp)
     fitting, held = summary.without_held(max_rows), summary.held_out
     if not len(columns) or len(held) < 2 or len(fitting.sample) < min_rows: return {kind: np.nan for kind in kinds}  # scalars, per_row or not
-    scores, shapes = {}, {}
+    kinds = tuple(kinds)
+    bases = list(dict.fromkeys(_map_of(kind) for kind in kinds))  # one call per map, in the order the kinds first name it
+    items = [(fitting, held, columns, base, [kind for kind in kinds if _map_of(kind) == base],
+              {kind: 'columns' in kinds[:i] for i, kind in enumerate(kinds)}, discrete, max_discrete, rank, random_state,
+              coef_floor, axis) for base in bases]
+    found = {}
+    with Shared(_map_scores, items, ready) as calls:  # each map's candidates on either process, read in turn
+        for i in range(len(items)): found.update(replay(calls.outcome(i)))
+    scores = {}
+    for kind in kinds:  # in the kinds' order, as they were named
+        if isinstance(found[kind], str): scores[kind] = scores['columns']  # the rotation had nothing to whiten
+        else:
+            scores[kind], start, em = found[kind]
+            if em and starts is not None: starts[kind] = start
+    w = summary.held_weights()
+    return scores if per_row else {kind: float(np.average(v, weights=w)) for kind, v in scores.items()}
+
+def _map_scores(fitting: Summary, held, columns, base, kinds, after_columns: dict, discrete, max_discrete, rank,
+                random_state, coef_floor, axis) -> dict:
+    """`shape_scores`' work for its `kinds` that share the map `base` (None, 'columns', 'whiten' or 'ica'), fitted on
+    `fitting` and scored on the rows `held`: per kind, `(rows, start, em)`, its held-out rows' log-likelihood (NaN
+    where there is no such candidate), the start its dictionary EM was fitted from and whether it is one; or 'columns'
+    for a rotation with nothing to whiten whose map is then 'columns', already scored (`after_columns` says which kinds
+    come after 'columns')."""
+    shape = Shape(fitting.n_features) if base is None else shape_step(fitting, base, columns, axis)
+    out = {}
     for kind in kinds:
-        base = _map_of(kind)
-        if base not in shapes: shapes[base] = Shape(summary.n_features) if base is None else shape_step(fitting, base, columns, axis)
-        shape = shapes[base]
         if base in _ROTATIONS and not len(shape.group):  # nothing to whiten: the map is 'columns'; at rank one, that is
-            if _independent(kind): scores[kind] = np.nan  # the independence model, no candidate
-            elif 'columns' in scores: scores[kind] = scores['columns']
-            if kind in scores: continue
+            if _independent(kind):  # the independence model, no candidate
+                out[kind] = (np.nan, None, False)
+                continue
+            if after_columns[kind]:
+                out[kind] = 'columns'
+                continue
         mapped = shape.map_summary(fitting)
-        if _independent(kind):  # rank one: each mapped column its own 1-D mixture, in closed form (frequencies unfloored,
+        start, em = None, not _independent(kind)
+        if not em:  # rank one: each mapped column its own 1-D mixture, in closed form (frequencies unfloored,
             std, _, center, scale, fit = independent_fit(mapped, max_discrete, discrete)  # as the EM's coefficients here)
             if kind == _STACKED: fit['coefs'] = floor_factors(fit['coefs'], coef_floor)
         else:
@@ -380,15 +409,14 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
                                                           n_components=rank, random_state=random_state, return_fit=True,
                                                           coef_prior=_RACE_PRIOR,
                                                           start=_ROTATION_START if base in _ROTATIONS else _SHAPE_RACE)
-            if starts is not None: starts[kind] = fit.get('start')
+            start = fit.get('start')
         Z = standardize(shape.transform(held), center, scale)
         seen = ~np.isnan(held[:, columns])
         units = -(np.log(scale[columns]) * seen).sum(axis=1)
         with np.errstate(divide='ignore'):
             ll = DictionaryCPD(fit['weights'], fit['coefs'], std).logpdf(Z) + units + shape.log_jacobian(held)
-        scores[kind] = np.maximum(ll, -700.0)
-    w = summary.held_weights()
-    return scores if per_row else {kind: float(np.average(v, weights=w)) for kind, v in scores.items()}
+        out[kind] = (np.maximum(ll, -700.0), start, em)
+    return out
 
 _CV_HELD, _CV_FOLDS, _CV_ROWS = 15, 5, 12  # fewer held-out rows than this: the candidates are scored on 5 folds of all
 # the rows instead, each fitted to at least 12 rows
@@ -414,11 +442,12 @@ def _cv_folds(keys, folds: int = _CV_FOLDS) -> np.ndarray:
 
 def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discrete: int = 16, rank: int = 8,
                     random_state=0, folds: int = _CV_FOLDS, min_rows: int = _CV_ROWS, coef_floor: float = _COEF_FLOOR,
-                    axis=()) -> dict:
+                    axis=(), ready=None) -> dict:
     """`shape_scores` (with its `axis`) per row on every row of a small unweighted table whose summary holds them all (its sample and its
     held-out rows): each of `folds` folds (by stream-0 number, a uniform split) scored by the candidates fitted to the
     rest (at least `min_rows` of them), so that every row scores once. None where the summary does not hold every row
-    or the rows are weighted."""
+    or the rows are weighted. Where `ready` (a future of `warm`) is given, the worker process takes folds from the end
+    while this process takes them from the front (`Shared`), with the same scores either way."""
     if summary.weighted: return None
     index, keys, rows, weights = _pooled(summary)
     if len(index) != summary.n_samples: return None
@@ -426,18 +455,19 @@ def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discret
     pool.sample_index, pool._sample_keys, pool.sample, pool.sample_weight = index, keys, rows, weights
     fold = _cv_folds(keys, folds)
     out = {kind: np.full(len(index), np.nan) for kind in kinds}
-    for f in range(folds):
-        mine = fold == f
-        scores = shape_scores(_with_held(pool, rows[mine], index[mine], keys[mine], weights[mine]), columns, kinds,
-                              discrete, max_discrete, rank, random_state, per_row=True, min_rows=min_rows,
-                              coef_floor=coef_floor, axis=axis)
-        for kind in kinds:
-            if np.ndim(scores[kind]): out[kind][mine] = scores[kind]
+    items = [(_with_held(pool, rows[fold == f], index[fold == f], keys[fold == f], weights[fold == f]), columns, kinds,
+              discrete, max_discrete, rank, random_state, _SHAPE_ROWS, True, min_rows, None, coef_floor, axis)
+             for f in range(folds)]
+    with Shared(shape_scores, items, ready) as calls:  # each fold's scores on either process, read in turn
+        for f in range(folds):
+            scores = replay(calls.outcome(f))
+            for kind in kinds:
+                if np.ndim(scores[kind]): out[kind][fold == f] = scores[kind]
     return {kind: v if not np.isnan(v).any() else np.nan for kind, v in out.items()}
 
 def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 16, rank: int = 8, random_state=0,
                  max_rows: int = _SHAPE_ROWS, solo: bool = True, per_row: dict = None,
-                 coef_floor: float = _COEF_FLOOR, axis=()) -> tuple:
+                 coef_floor: float = _COEF_FLOOR, axis=(), ready=None) -> tuple:
     """`(shape, scores, independent, start)`: the candidate with the best mean `shape_scores` (the columns `axis` on
     their own axes) among None and 'columns' (both
     keep every marginal exact), and the best rotation ('whiten' or 'ica') only where it beats that one by more than the
@@ -452,17 +482,19 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
     on folds, each row's fold (`'folds'`, `_cv_folds`; else None) and their log-likelihood under the independent model
     in the per-column map (`'independent'`: `_STACKED`, scored on the folds beside the rank-one rotations but never
     chosen, its coefficients floored by `coef_floor`; NaN where it could not score every row, or where the held-out rows
-    judge); it stays empty where the winner has no per-row scores."""
+    judge); it stays empty where the winner has no per-row scores. With `ready` (a future of `warm`), the worker process
+    shares the candidates' fits (the folds', or the maps'), with the same choice either way."""
     kinds, starts = (None, 'columns') + _ROTATIONS, {}
     rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
     if 0 < len(summary.held_out) < _CV_HELD:
         rows = cv_shape_scores(summary, columns, kinds + (_SOLO + (_STACKED,) if solo else ()), discrete, max_discrete, rank,
-                               random_state, coef_floor=coef_floor, axis=axis)
+                               random_state, coef_floor=coef_floor, axis=axis, ready=ready)
         index, keys = _pooled(summary)[:2]
         w, folds = None, _cv_folds(keys) if rows is not None else None
     if rows is None:
         rows = shape_scores(summary, columns, kinds, discrete=discrete, max_discrete=max_discrete, rank=rank,
-                            random_state=random_state, max_rows=max_rows, per_row=True, starts=starts, axis=axis)
+                            random_state=random_state, max_rows=max_rows, per_row=True, starts=starts, axis=axis,
+                            ready=ready)
         w, index, folds = summary.held_weights(), summary.held_index, None
     scores = {kind: float(np.average(v, weights=w)) if np.ndim(v) else float(v) for kind, v in rows.items()}
     mean = lambda kind: -np.inf if np.isnan(scores[kind]) else scores[kind]
@@ -487,12 +519,13 @@ def table_shape(summary: Summary, kind=None, max_discrete: int = 16, discrete=No
     own EM to fit alone), over the columns its dictionaries treat as continuous (`discrete_columns`); under 'auto' a dict
     `per_row` receives the winner's per-row scores (`choose_shape`, with RAD's `coef_floor`). A map named with
     ', independent' (`_STACKED`, the out-of-fold judge's independent member) is that map at rank one. The columns `axis`
-    keep their own axes in every rotation (`shape_step`)."""
+    keep their own axes in every rotation (`shape_step`). Inside a `sharing` block (notebook `03e2_workers`), the
+    candidates of 'auto' are shared with the worker process (`shared_ready`)."""
     if kind is None: return Shape(summary.n_features), {}, False, None
     continuous = np.flatnonzero(~discrete_columns(summary, max_discrete, discrete))
     if _independent(kind): return shape_step(summary, _map_of(kind), continuous, axis), {}, True, None
     if kind == 'auto': return choose_shape(summary, continuous, discrete, max_discrete, rank, solo=solo, per_row=per_row,
-                                           coef_floor=coef_floor, axis=axis)
+                                           coef_floor=coef_floor, axis=axis, ready=shared_ready())
     return shape_step(summary, kind, continuous, axis), {}, False, None
 
 

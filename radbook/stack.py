@@ -69,7 +69,7 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
     entries stay 0), nor, with `n_fitted`, those of the folds after the first `n_fitted` (`_judge_fold`), whose fits are
     not made. The folds' fits (`_fold_fit`) do not depend on each other: where `ready` (a future of `warm`, notebook
-    `03f1_workers`) is given, the worker process takes them from the end while this process takes them from the
+    `03e2_workers`) is given, the worker process takes them from the end while this process takes them from the
     front (`Shared`: this process fits each one when its turn comes), each fit on one core (n_jobs=1) where more than
     one is shared; the same fits either way, read in their turn, and none fitted here after a fold that ends the
     judging."""
@@ -341,7 +341,7 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
     return fit
 
 def warm_for_folds(estimator, X, sample_weight=None):
-    """Start the worker process (`warm`, notebook `03f1_workers`) as a fit of the RAD `estimator` to the rows `X` begins,
+    """Start the worker process (`warm`, notebook `03e2_workers`) as a fit of the RAD `estimator` to the rows `X` begins,
     where its last step may share the judge's folds with it (`with_stack`: the estimator may use two cores,
     `fit_threads`; the held-out rows, about `validation_fraction` of the rows of positive weight, number at least
     `_CV_HELD` and the others at most `_KERNEL_ROWS`, as the kernel frames judged there need; and the table's pairs of
