@@ -69,10 +69,10 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
     entries stay 0), nor, with `n_fitted`, those of the folds after the first `n_fitted` (`_judge_fold`), whose fits are
     not made. The folds' fits (`_fold_fit`) do not depend on each other: where `ready` (a future of `warm`, notebook
-    `03e2_workers`) is given, the worker process takes them from the end while this process takes them from the
-    front (`Shared`: this process fits each one when its turn comes), each fit on one core (n_jobs=1) where more than
-    one is shared; the same fits either way, read in their turn, and none fitted here after a fold that ends the
-    judging."""
+    `03e2_workers`) is given, the worker process takes the RAD fits from the end, then the EM fits (the smaller ones),
+    while this process takes them from the front (`Shared`: each one when its turn comes, and the next ones while it
+    waits for the worker), each fit on one core (n_jobs=1) where more than one is shared; the same fits either way,
+    read in their turn (a fold that ends the judging leaves the later ones unread)."""
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     fold = _judge_fold(n, folds, random_state)
@@ -83,7 +83,9 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     jobs = [(estimator, _rows(X, fold != f), None if sample_weight is None else w[fold != f], random_state, steps, params)
             for f in made for steps, params in [(kept, dict(shape=shape))]
             + ([(em_kept, dict(shape=em_shape, solver='em'))] if em else [])]  # each fold's RAD, then its EM
-    with Shared(_fold_fit, jobs, ready) as fits:  # the same fits on either process, each read in its turn
+    step = 1 + em  # the worker takes the RAD fits from the end, then the EM fits (smaller: 0.1 s against 0.3 to 0.6 on `wine`)
+    order = list(range(len(jobs) - step, -1, -step)) + (list(range(len(jobs) - 1, 0, -step)) if em else [])
+    with Shared(_fold_fit, jobs, ready, order) as fits:  # the same fits on either process, each read in its turn
         return _judged(fits, X, w, sample_weight, fold, made, em, random_state, rows, k_rows, e_rows, b_rows)
 
 def _judged(fits, X, w, sample_weight, fold, made, em, random_state, rows, k_rows, e_rows, b_rows):

@@ -9,7 +9,6 @@ import sys
 import threading
 import traceback
 import warnings
-from collections import deque
 from contextlib import contextmanager
 from contextvars import ContextVar
 from concurrent.futures import Future
@@ -151,19 +150,24 @@ def worker_peak_rss():
 class Shared:
     """Independent calls `f(*item)`, one per tuple of arguments in `items`, shared with the worker process. `outcome(i)`
     gives item i's outcome `(value, error, warnings)` (give it back with `replay`): fitted here when it is asked for
-    (its warnings shown as they come, none kept), unless the worker took it, whose outcome it then waits for. Where
-    `ready`, a future of `warm`, is given (and `f` is a module-level function), a thread here hands the worker one item
-    at a time from the end once `ready` is done, so that both sides end about together when the items are asked for
-    in order, and an item never asked for is not fitted here. `close()` (or leaving a `with` block) stops the handing
-    out. What the worker took and could not give back (it died, say) is fitted here when asked for."""
-    def __init__(self, f, items, ready: Future = None):
+    (its warnings shown as they come, none kept), unless the worker took it, whose outcome it then waits for, fitting
+    the next items no one has taken meanwhile (their warnings kept for their turn). Where `ready`, a future of `warm`,
+    is given (and `f` is a module-level function), a thread here hands the worker one item at a time once `ready` is
+    done, in the order `order` (a permutation of the items' numbers; by default from the end: put the largest calls
+    first), so that both sides end about together when the items are asked for in order. Without a worker, an item
+    never asked for is not fitted here. `close()` (or leaving a `with` block) stops the handing out. What the worker
+    took and could not give back (it died, say) is fitted here when asked for."""
+    def __init__(self, f, items, ready: Future = None, order=None):
         self.f, self.items = f, list(items)
-        self.outs, self.left, self.lock = [None] * len(self.items), deque(range(len(self.items))), threading.Lock()
+        n = len(self.items)
+        self.order = list(range(n))[::-1] if order is None else [int(i) for i in order]
+        if sorted(self.order) != list(range(n)): raise ValueError(f"order must hold each of the {n} items' numbers once, got {order!r}.")
+        self.outs, self.free, self.lock = [None] * n, set(range(n)), threading.Lock()
         self.taken, self.closed = {}, False
-        if ready is not None and len(self.items) > 1:
+        if ready is not None and n > 1:
             threading.Thread(target=self._remote, args=(ready, _state()), daemon=True).start()
 
-    def _remote(self, ready, state):  # the worker's share, from the end, while this process asks from the front
+    def _remote(self, ready, state):  # the worker's share, in `order`, while this process asks from the front
         while True:  # until the worker has started (or this is closed: a worker that never starts holds nothing)
             try:
                 ready.result(timeout=0.5)
@@ -173,27 +177,33 @@ class Shared:
             except BaseException: return  # no worker: everything here
         while True:
             with self.lock:
-                if self.closed or not self.left: return
-                i = self.left.pop()
+                if self.closed or not self.free: return
+                i = next(i for i in self.order if i in self.free)
+                self.free.discard(i)
                 done = self.taken[i] = threading.Event()
             try: self.outs[i] = result(_submit_in(state, self.f, *self.items[i]))
             except BaseException:  # the worker failed: this one here, and no more there
-                with self.lock: self.left.append(i)
+                with self.lock: self.free.add(i)
                 return
             finally: done.set()
 
     def outcome(self, i: int) -> tuple:
         if not 0 <= i < len(self.items): raise IndexError(f"no item {i} among {len(self.items)}.")
-        with self.lock:
-            here = i in self.left
-            if here: self.left.remove(i)
-            done = self.taken.get(i)
-        if not here and done is None: return self.outs[i]  # asked for before: fitted here
+        while True:
+            with self.lock:
+                here, done, ahead = i in self.free, self.taken.get(i), None
+                if here: self.free.discard(i)
+                elif done is not None and not done.is_set() and self.free:  # the worker's, still fitting: meanwhile
+                    ahead = min(self.free)                                  # the next item here
+                    self.free.discard(ahead)
+            if ahead is None: break
+            self.outs[ahead] = outcome(self.f, *self.items[ahead])  # its warnings kept for its turn
+        if not here and done is None: return self.outs[i]  # asked for before, or fitted ahead: here
         if not here:
             done.wait()
             with self.lock:
-                here = i in self.left  # given back: the worker failed it
-                if here: self.left.remove(i)
+                here = i in self.free  # given back: the worker failed it
+                if here: self.free.discard(i)
         if here:
             try: self.outs[i] = (self.f(*self.items[i]), None, [])
             except Exception as e: self.outs[i] = (None, e, [])
