@@ -9,7 +9,8 @@ import numbers
 import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 import numpy as np
@@ -30,7 +31,7 @@ import radbook.steps as steps
 
 # %% auto #0
 __all__ = ['PART_PARAMS', 'Partition', 'smooth_columns', 'fit_partition', 'MixtureDensity', 'LocalFit', 'with_values',
-           'before_refit', 'fit_threads', 'fit_local', 'stack_weight']
+           'before_refit', 'one_core', 'fit_threads', 'fit_local', 'stack_weight']
 
 # %% ../nbs/03g_local.ipynb #d730bc8f
 _SCORE_BLOCK = 2 ** 22  # `Partition.log_scores` takes rows in blocks of at most this many (row, part, column) entries
@@ -591,12 +592,22 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
 _THREAD_ROWS = 5_000  # the twin beside the parts on two threads from this many rows of positive weight (below it numpy's
 # small products hold the interpreter's lock: on `iris` and `wine` two fits on two threads took as long as on one)
 
+_one_core = ContextVar('radbook_one_core', default=False)  # True inside a `one_core` block on this thread
+
+@contextmanager
+def one_core():
+    """Inside this block, on this thread, fits run on this process alone (`fit_threads` is 1) whatever their `n_jobs`:
+    the same fits, while the worker process is busy with others (notebook `03k_stack`)."""
+    token = _one_core.set(True)
+    try: yield
+    finally: _one_core.reset(token)
+
 def fit_threads(estimator) -> int:
     """How many threads a fit of `estimator` may run side by side: its `n_jobs` as joblib reads it (`effective_n_jobs`:
     -1 every core, -2 all but one, None one but inside `joblib.parallel_config(n_jobs=...)`); 1 where it has no
-    `n_jobs`, inside a joblib worker (a grid search's, whose workers already share the cores) and on RAD's own worker
-    process (`in_worker`, notebook `03e2_workers`: its fits run beside this process's)."""
-    if get_active_backend()[0].nesting_level > 0 or in_worker(): return 1
+    `n_jobs`, inside a joblib worker (a grid search's, whose workers already share the cores), on RAD's own worker
+    process (`in_worker`, notebook `03e2_workers`: its fits run beside this process's) and inside a `one_core` block."""
+    if get_active_backend()[0].nesting_level > 0 or in_worker() or _one_core.get(): return 1
     return effective_n_jobs(getattr(estimator, 'n_jobs', 1))
 
 def _twin_tried(one, base) -> bool:

@@ -4,13 +4,14 @@
 
 # %% ../nbs/03k_stack.ipynb #13026997
 from __future__ import annotations
+from contextlib import ExitStack, nullcontext
 from typing import NamedTuple
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import clone
 from .dictionaries import is_discrete
-from .local import (LocalFit, fit_local, fit_threads, _held_rows, _rows, _beats, _gain, _frame_kind, _em_allowed,
-                           _MIN_SHARE)
+from .local import (LocalFit, fit_local, fit_threads, one_core, _held_rows, _rows, _beats, _gain, _frame_kind,
+                           _em_allowed, _MIN_SHARE)
 from .workers import Shared, replay, warm
 from .gaussian import with_gaussian, gaussian_by_bic
 from .kernel import kernel_frames, _kernel_columns, _too_few, _KERNEL_MIN_ROWS, _KERNEL_ROWS
@@ -54,7 +55,7 @@ def _judge_fold(n: int, folds: int, random_state=None) -> np.ndarray:
 
 def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLDS, random_state=None, shape='auto',
                       em: bool = False, em_shape='auto', kept: Kept = Kept(), em_kept: Kept = Kept(),
-                      n_fitted: int = None, ready=None) -> OutOfFold:
+                      n_fitted: int = None, ready=None, calls: Shared = None, rad_at=None) -> OutOfFold:
     """Every row of `X` (weighted by `sample_weight`) scored out of fold (an `OutOfFold`): by RAD's fit before kernel
     frames (`rad`: `fit_local` with keep='auto', then `with_gaussian`, of a clone of the RAD `estimator`), by kernel
     frames (`kernel`), by Gaussian frames sized by BIC (`bic`, `gaussian_by_bic` over the same columns as the kernel's)
@@ -68,33 +69,52 @@ def cross_fitted_rows(estimator, X, sample_weight=None, folds: int = _CROSS_FOLD
     fitted (a `ValueError`) or cannot score some of the other rows exactly (`_scores_exactly`); the EM rows None where a fold's EM fit cannot be made, scored
     exactly, or read a discrete column's values as RAD's does (`_same_values`). Rows of weight 0 are not scored (their
     entries stay 0), nor, with `n_fitted`, those of the folds after the first `n_fitted` (`_judge_fold`), whose fits are
-    not made. The folds' fits (`_fold_fit`) do not depend on each other: where `ready` (a future of `warm`, notebook
-    `03e2_workers`) is given, the worker process takes the RAD fits from the end, then the EM fits (the smaller ones),
+    not made. The folds' fits (`_fold_jobs`: every fold's RAD, then every fold's EM) do not depend on each other:
+    where `ready` (a future of `warm`, notebook `03e2_workers`) is given, the worker process takes them from the end
     while this process takes them from the front (`Shared`: each one when its turn comes, and the next ones while it
     waits for the worker), each fit on one core (n_jobs=1) where more than one is shared; the same fits either way,
-    read in their turn (a fold that ends the judging leaves the later ones unread)."""
+    read in their turn (a fold that ends the judging leaves the later ones unread). `calls` (a `Shared` of `_call`s,
+    with the same `ready`) may hold RAD's fits of the folds already, at its items `rad_at` (`_fold_jobs` of the same
+    folds, `estimator`, `kept` and `shape`); the EM's are then added to it."""
     n = len(X)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     fold = _judge_fold(n, folds, random_state)
-    rows, k_rows, e_rows, b_rows = np.zeros(n), np.zeros(n), np.zeros(n) if em else None, np.zeros(n)
     made = range(folds if n_fitted is None else n_fitted)
-    if ready is not None and len(made) * (1 + em) > 1:  # shared: both cores busy with folds already
-        estimator = clone(estimator).set_params(n_jobs=1)
-    jobs = [(estimator, _rows(X, fold != f), None if sample_weight is None else w[fold != f], random_state, steps, params)
-            for f in made for steps, params in [(kept, dict(shape=shape))]
-            + ([(em_kept, dict(shape=em_shape, solver='em'))] if em else [])]  # each fold's RAD, then its EM
-    step = 1 + em  # the worker takes the RAD fits from the end, then the EM fits (smaller: 0.1 s against 0.3 to 0.6 on `wine`)
-    order = list(range(len(jobs) - step, -1, -step)) + (list(range(len(jobs) - 1, 0, -step)) if em else [])
-    with Shared(_fold_fit, jobs, ready, order) as fits:  # the same fits on either process, each read in its turn
-        return _judged(fits, X, w, sample_weight, fold, made, em, random_state, rows, k_rows, e_rows, b_rows)
+    shared = ready is not None and len(made) * (1 + em) > 1  # both cores busy with folds already: each on one
+    with ExitStack() as stack:
+        if calls is None:
+            jobs = _fold_jobs(estimator, X, sample_weight, fold, made, random_state, kept, dict(shape=shape), shared)
+            calls, rad_at = stack.enter_context(Shared(_call, jobs, ready)), range(len(jobs))
+        em_at = calls.add(_fold_jobs(estimator, X, sample_weight, fold, made, random_state, em_kept,  # the worker takes
+                                     dict(shape=em_shape, solver='em'), shared)) if em else None  # these after RAD's
+        judged = _judged(calls, rad_at, X, w, sample_weight, fold, made, random_state)
+        if judged is None: return None
+        rows, k_rows, b_rows, fitted = judged
+        return OutOfFold(rows, k_rows, _judged_em(calls, em_at, X, w, fold, made, fitted) if em else None, b_rows)
 
-def _judged(fits, X, w, sample_weight, fold, made, em, random_state, rows, k_rows, e_rows, b_rows):
-    "`cross_fitted_rows`' loop over the folds `made`, their fits (`_fold_fit`) asked for in order from `fits` (`Shared`)."
-    at = iter(range(len(fits.items)))
-    for f in made:
+def _call(f, *args):
+    "`f(*args)`: the one function of a `Shared` whose items call different functions (`f` module-level)."
+    return f(*args)
+
+def _fold_jobs(estimator, X, sample_weight, fold, made, random_state, steps: Kept, params: dict, shared: bool) -> list:
+    """The items of `_call` (for `Shared`) that fit the cross-fitted judge's folds `made` (`fold` says each row's):
+    `_fold_fit` of a clone of the RAD `estimator` with the settings `params`, trying the `steps` kept, to the rows
+    outside each fold (weighted by `sample_weight`), each on one core (n_jobs=1) where they are `shared`."""
+    if shared: estimator = clone(estimator).set_params(n_jobs=1)
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    return [(_fold_fit, estimator, _rows(X, fold != f), None if w is None else w[fold != f], random_state, steps, params)
+            for f in made]
+
+def _judged(fits, at, X, w, sample_weight, fold, made, random_state):
+    """`cross_fitted_rows`' loop over the folds `made`, RAD's fits (`_fold_fit`) asked for in order from `fits`
+    (`Shared`, its items `at`): `(rows, k_rows, b_rows, fitted)`, each row's log density under RAD's fit, the kernel
+    frames and the Gaussian frames sized by BIC, out of fold, and the folds' fits; None where a fold ends the judging."""
+    n = len(X)
+    rows, k_rows, b_rows, fitted = np.zeros(n), np.zeros(n), np.zeros(n), []
+    for i, f in enumerate(made):
         mine = fold == f
         X_in, w_in = _rows(X, ~mine), None if sample_weight is None else w[~mine]
-        fit = replay(fits.outcome(next(at)))
+        fit = replay(fits.outcome(at[i]))
         if fit is None: return None
         Z = fit.one.encode(X_in)
         columns = _kernel_columns(fit.one, Z)
@@ -107,14 +127,21 @@ def _judged(fits, X, w, sample_weight, fold, made, em, random_state, rows, k_row
         bic = gaussian_by_bic(Z, columns, fit.one.dictionaries_, trained, random_state=random_state)
         if bic is None: return None  # too few complete rows for it (as for the kernel's centres)
         b_rows[scored] = _held_rows(fit.one, bic, X, scored)
-        if not em: continue
-        k = next(at)
-        if e_rows is None: continue  # judged without the EM since an earlier fold's: this fit is not asked for
-        by_em = replay(fits.outcome(k))
-        if by_em is None or not (_same_values(by_em.one, fit.one) and _scores_exactly(by_em, X, scored)):
-            e_rows = None  # judged without it
-        else: e_rows[scored] = _held_rows(fit.one, by_em.density, X, scored)
-    return OutOfFold(rows, k_rows, e_rows, b_rows)
+        fitted.append(fit)
+    return rows, k_rows, b_rows, fitted
+
+def _judged_em(fits, at, X, w, fold, made, fitted):
+    """`cross_fitted_rows`' loop over the folds `made` for RAD fitted by its EM, its fits asked for in order from `fits`
+    (`Shared`, its items `at`) and read as the RAD fits `fitted` of the same folds read rows: each row's log density out of fold, or
+    None from a fold whose EM fit cannot be made, scored exactly, or read a discrete column's values as RAD's fit does
+    (the later folds' EM fits are then not asked for)."""
+    e_rows = np.zeros(len(X))
+    for i, (f, fit) in enumerate(zip(made, fitted)):
+        scored = (fold == f) & (w > 0)
+        by_em = replay(fits.outcome(at[i]))
+        if by_em is None or not (_same_values(by_em.one, fit.one) and _scores_exactly(by_em, X, scored)): return None
+        e_rows[scored] = _held_rows(fit.one, by_em.density, X, scored)
+    return e_rows
 
 def _fold_fit(estimator, X, sample_weight, random_state, steps: Kept, params: dict):
     """A fold's fit for `cross_fitted_rows`: a clone of the RAD `estimator` with `random_state`, the settings `params`
@@ -143,6 +170,12 @@ def fit_by_em(estimator, X, sample_weight=None, random_state=None, shape='auto')
     est = clone(estimator).set_params(solver='em', verbose=0, random_state=random_state, shape=shape)
     try: return est._take(with_gaussian(fit_local(est, X, sample_weight, keep='auto'), X, sample_weight))
     except ValueError: return None  # a table the EM cannot fit, as for a twin
+
+def _fit_by_em_here(estimator, X, sample_weight, random_state, shape, alone: bool):
+    """`fit_by_em`, on this process alone (`one_core`) where `alone` (the worker is busy with the judge's folds,
+    `with_stack`): the same fit either way."""
+    with one_core() if alone else nullcontext():
+        return fit_by_em(estimator, X, sample_weight, random_state=random_state, shape=shape)
 
 def _scores_exactly(fit: LocalFit, X, rows) -> bool:
     """Whether the density of `fit` scores the `rows` of `X` exactly: none of them misses some but not all of the
@@ -294,23 +327,26 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
                                and pairs * n * _fold_choice(estimator, n, bool(np.ptp(w[w > 0]) > 0), folds)
                                > _CROSS_WORK)
         if over(one): return fit
-        ready = None  # the worker process shares the folds' fits (`cross_fitted_rows`): started now, while the EM fits
+        ready = None  # the worker process shares the folds' fits (`cross_fitted_rows`)
         if fit_threads(estimator) > 1:
             try: ready = warm()
             except Exception: pass  # no worker: every fold here
-        alt = (fit_by_em(estimator, X, sample_weight, random_state=one.random_state, shape=_frame_kind(one))
-               if getattr(one, 'solver_', 'radon') == 'radon' else None)  # a fit by the EM already: no alternative
-        if alt is not None and not _same_values(alt, one): alt = None
-        if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
-        fitted = judge_fitted(folds)
-        judged = estimator if getattr(one, 'solver_', 'radon') == 'radon' else clone(estimator).set_params(solver='em')
-        crossed = cross_fitted_rows(judged, X, sample_weight, folds, one.random_state,  # the folds by the fit's own solver
-                                    shape=fresh(_frame_kind(one)),
-                                    em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)),
-                                    kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt), n_fitted=fitted,
-                                    ready=ready)
+        made, radon = range(judge_fitted(folds)), getattr(one, 'solver_', 'radon') == 'radon'
+        judged = estimator if radon else clone(estimator).set_params(solver='em')  # the folds by the fit's own solver
+        shape, shared = fresh(_frame_kind(one)), ready is not None and len(made) + radon > 1
+        first = [(_fit_by_em_here, estimator, X, sample_weight, one.random_state, _frame_kind(one), shared)] if radon else []
+        jobs = first + _fold_jobs(judged, X, sample_weight, _judge_fold(len(Z), folds, one.random_state), made,
+                                  one.random_state, kept_steps(fit), dict(shape=shape), shared)
+        with Shared(_call, jobs, ready, order=list(range(len(jobs)))[::-1]) as calls:  # the worker takes RAD's folds
+            alt = replay(calls.outcome(0)) if radon else None  # while this process fits the EM (on one core); none
+            if alt is not None and not _same_values(alt, one): alt = None  # where the fit is by the EM already
+            if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
+            crossed = cross_fitted_rows(judged, X, sample_weight, folds, one.random_state, shape=shape,
+                                        em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)),
+                                        kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt),
+                                        n_fitted=len(made), ready=ready, calls=calls, rad_at=range(len(first), len(jobs)))
         if crossed is None: return fit
-        index, judge = np.flatnonzero(_judge_fold(len(Z), folds, one.random_state) < fitted), 'cross-fitted'
+        index, judge = np.flatnonzero(_judge_fold(len(Z), folds, one.random_state) < len(made)), 'cross-fitted'
         crossed = OutOfFold(*[None if a is None else a[index] for a in crossed])  # the rows the fitted folds scored
     names = [name for name in OutOfFold._fields if getattr(crossed, name) is not None]  # RAD's own first
     v = w[index] > 0  # rows of weight 0 count for nothing (nor in the halves of the gain)

@@ -156,16 +156,36 @@ class Shared:
     done, in the order `order` (a permutation of the items' numbers; by default from the end: put the largest calls
     first), so that both sides end about together when the items are asked for in order. Without a worker, an item
     never asked for is not fitted here. `close()` (or leaving a `with` block) stops the handing out. What the worker
-    took and could not give back (it died, say) is fitted here when asked for."""
+    took and could not give back (it died, say) is fitted here when asked for. `add` appends more items, which the
+    worker takes after the first ones."""
     def __init__(self, f, items, ready: Future = None, order=None):
-        self.f, self.items = f, list(items)
+        self.f, self.items, self.ready = f, list(items), ready
         n = len(self.items)
         self.order = list(range(n))[::-1] if order is None else [int(i) for i in order]
         if sorted(self.order) != list(range(n)): raise ValueError(f"order must hold each of the {n} items' numbers once, got {order!r}.")
         self.outs, self.free, self.lock = [None] * n, set(range(n)), threading.Lock()
-        self.taken, self.closed = {}, False
-        if ready is not None and n > 1:
-            threading.Thread(target=self._remote, args=(ready, _state()), daemon=True).start()
+        self.taken, self.closed, self.running = {}, False, False
+        if n > 1: self._start()
+
+    def _start(self):  # (under the lock, or before any thread)
+        if self.ready is None or self.running or self.closed: return
+        self.running = True
+        threading.Thread(target=self._remote, args=(self.ready, _state()), daemon=True).start()
+
+    def add(self, items, order=None) -> range:
+        """Append `items` (calls of the same `f`), taken by the worker after the ones before, in `order` (their numbers
+        among the new ones; by default from the end): their numbers here."""
+        items = list(items)
+        k = len(self.items)
+        order = list(range(len(items)))[::-1] if order is None else [int(i) for i in order]
+        if sorted(order) != list(range(len(items))): raise ValueError(f"order must hold each of the {len(items)} items' numbers once, got {order!r}.")
+        with self.lock:
+            self.items += items
+            self.outs += [None] * len(items)
+            self.order += [k + i for i in order]
+            self.free.update(range(k, k + len(items)))
+            if len(self.items) > 1: self._start()
+        return range(k, k + len(items))
 
     def _remote(self, ready, state):  # the worker's share, in `order`, while this process asks from the front
         while True:  # until the worker has started (or this is closed: a worker that never starts holds nothing)
@@ -173,17 +193,23 @@ class Shared:
                 ready.result(timeout=0.5)
                 break
             except TimeoutError:
-                if self.closed: return
-            except BaseException: return  # no worker: everything here
+                if self.closed:
+                    with self.lock: self.running = False
+                    return
+            except BaseException:  # no worker: everything here
+                with self.lock: self.ready, self.running = None, False
+                return
         while True:
             with self.lock:
-                if self.closed or not self.free: return
+                if self.closed or not self.free:
+                    self.running = False
+                    return
                 i = next(i for i in self.order if i in self.free)
                 self.free.discard(i)
                 done = self.taken[i] = threading.Event()
             try: self.outs[i] = result(_submit_in(state, self.f, *self.items[i]))
             except BaseException:  # the worker failed: this one here, and no more there
-                with self.lock: self.free.add(i)
+                with self.lock: self.free.add(i); self.ready, self.running = None, False
                 return
             finally: done.set()
 

@@ -306,8 +306,9 @@ def test_the_folds_try_only_the_steps_the_judged_fit_kept(monkeypatch):
     kept = (est.em_frame_ is not None, bool(est.local_), est.gaussian_ is not None)
     em_kept = (alt.em_frame_ is not None, bool(alt.local_), alt.gaussian_ is not None)
     assert not all(kept) and not all(em_kept)  # something to leave out on both sides
-    assert calls == [('em', True, True)] + [('auto',) + kept[:2], ('em',) + em_kept[:2]] * 3  # RAD's default solver: 'auto'
-    assert gauss == ['em'] + [s for _ in range(3) for s, k in (('auto', kept[2]), ('em', em_kept[2])) if k]
+    # RAD's default solver: 'auto'; every fold's RAD, then every fold's EM
+    assert calls == [('em', True, True)] + [('auto',) + kept[:2]] * 3 + [('em',) + em_kept[:2]] * 3
+    assert gauss == ['em'] + ['auto'] * 3 * kept[2] + ['em'] * 3 * em_kept[2]
 
 
 def test_cross_fitted_rows_pass_each_side_its_own_kept_steps(monkeypatch, small):
@@ -321,7 +322,7 @@ def test_cross_fitted_rows_pass_each_side_its_own_kept_steps(monkeypatch, small)
     monkeypatch.setattr(st, 'with_gaussian', lambda fit, *a, **k: gauss.append(fit.one.solver) or with_gaussian(fit, *a, **k))
     out = cross_fitted_rows(RAD(random_state=0), small, random_state=0, em=True, em_shape=None,
                             kept=Kept(twin=True, parts=False, gauss=False), em_kept=Kept(twin=False, parts=True, gauss=True))
-    assert out is not None and calls == [('auto', True, False), ('em', False, True)] * 3 and gauss == ['em'] * 3
+    assert out is not None and calls == [('auto', True, False)] * 3 + [('em', False, True)] * 3 and gauss == ['em'] * 3
     with pytest.raises(ValueError, match='parts=False'):
         fit_local(RAD(random_state=0), small, keep=True, parts=False)
 
