@@ -596,10 +596,12 @@ _one_core = ContextVar('radbook_one_core', default=False)  # True inside a `one_
 
 @contextmanager
 def one_core():
-    """Inside this block, on this thread, fits run on this process alone (`fit_threads` is 1) whatever their `n_jobs`:
-    the same fits, while the worker process is busy with others (notebook `03k_stack`)."""
+    """Inside this block, on this thread, fits run on this process alone (`fit_threads` is 1, and nothing is shared:
+    `sharing(None)`) whatever their `n_jobs`: the same fits, while the worker process is busy with others (notebook
+    `03k_stack`)."""
     token = _one_core.set(True)
-    try: yield
+    try:
+        with sharing(None): yield
     finally: _one_core.reset(token)
 
 def fit_threads(estimator) -> int:

@@ -5,6 +5,7 @@
 # %% ../nbs/03f_shape.ipynb #226e0dca
 from __future__ import annotations
 import copy
+import numbers
 from dataclasses import dataclass
 from functools import partial
 import numpy as np
@@ -360,12 +361,14 @@ def shape_scores(summary: Summary, columns, kinds=(None,) + _SHAPES, discrete=No
     EM was fitted from where the starts would race (`fit['start']`: the race's winner, or a rotation's
     `_ROTATION_START`; None on fewer than 5,000 rows, where there is one start). The EMs fit without the dictionary EM's
     coefficient prior (`_RACE_PRIOR`). The maps' candidates do not depend on each other: where `ready` (a future of
-    `warm`, notebook `03e2_workers`) is given, the worker process takes maps from the end while this process takes them
-    from the front (`Shared`, `_map_scores`), with the same scores either way."""
+    `warm`, notebook `03e2_workers`) is given and `random_state` is an int, the worker process takes maps from the end
+    while this process takes them from the front (`Shared`, `_map_scores`), with the same scores either way (an error
+    then comes from the first map that fails)."""
     columns = np.asarray(columns, dtype=np.intp)
     fitting, held = summary.without_held(max_rows), summary.held_out
     if not len(columns) or len(held) < 2 or len(fitting.sample) < min_rows: return {kind: np.nan for kind in kinds}  # scalars, per_row or not
-    kinds = tuple(kinds)
+    kinds = tuple(dict.fromkeys(kinds))  # each kind once
+    if not isinstance(random_state, numbers.Integral): ready = None  # a RandomState's draws follow the kinds' order
     bases = list(dict.fromkeys(_map_of(kind) for kind in kinds))  # one call per map, in the order the kinds first name it
     items = [(fitting, held, columns, base, [kind for kind in kinds if _map_of(kind) == base],
               {kind: 'columns' in kinds[:i] for i, kind in enumerate(kinds)}, discrete, max_discrete, rank, random_state,
@@ -446,14 +449,16 @@ def cv_shape_scores(summary: Summary, columns, kinds, discrete=None, max_discret
     """`shape_scores` (with its `axis`) per row on every row of a small unweighted table whose summary holds them all (its sample and its
     held-out rows): each of `folds` folds (by stream-0 number, a uniform split) scored by the candidates fitted to the
     rest (at least `min_rows` of them), so that every row scores once. None where the summary does not hold every row
-    or the rows are weighted. Where `ready` (a future of `warm`) is given, the worker process takes folds from the end
-    while this process takes them from the front (`Shared`), with the same scores either way."""
+    or the rows are weighted. Where `ready` (a future of `warm`) is given and `random_state` is an int, the worker
+    process takes folds from the end while this process takes them from the front (`Shared`), with the same scores
+    either way."""
     if summary.weighted: return None
     index, keys, rows, weights = _pooled(summary)
     if len(index) != summary.n_samples: return None
     pool = copy.copy(summary)
     pool.sample_index, pool._sample_keys, pool.sample, pool.sample_weight = index, keys, rows, weights
     fold = _cv_folds(keys, folds)
+    if not isinstance(random_state, numbers.Integral): ready = None  # a RandomState's draws follow the folds' order
     out = {kind: np.full(len(index), np.nan) for kind in kinds}
     items = [(_with_held(pool, rows[fold == f], index[fold == f], keys[fold == f], weights[fold == f]), columns, kinds,
               discrete, max_discrete, rank, random_state, _SHAPE_ROWS, True, min_rows, None, coef_floor, axis)
@@ -482,8 +487,9 @@ def choose_shape(summary: Summary, columns, discrete=None, max_discrete: int = 1
     on folds, each row's fold (`'folds'`, `_cv_folds`; else None) and their log-likelihood under the independent model
     in the per-column map (`'independent'`: `_STACKED`, scored on the folds beside the rank-one rotations but never
     chosen, its coefficients floored by `coef_floor`; NaN where it could not score every row, or where the held-out rows
-    judge); it stays empty where the winner has no per-row scores. With `ready` (a future of `warm`), the worker process
-    shares the candidates' fits (the folds', or the maps'), with the same choice either way."""
+    judge); it stays empty where the winner has no per-row scores. With `ready` (a future of `warm`) and an int
+    `random_state`, the worker process shares the candidates' fits (the folds', or the maps'), with the same choice
+    either way."""
     kinds, starts = (None, 'columns') + _ROTATIONS, {}
     rows, w = None, summary.held_weights()  # weighted rows: weighted means, and the standard error of a weighted mean
     if 0 < len(summary.held_out) < _CV_HELD:

@@ -333,14 +333,16 @@ def with_stack(fit: LocalFit, X, sample_weight=None, estimator=None) -> LocalFit
             except Exception: pass  # no worker: every fold here
         made, radon = range(judge_fitted(folds)), getattr(one, 'solver_', 'radon') == 'radon'
         judged = estimator if radon else clone(estimator).set_params(solver='em')  # the folds by the fit's own solver
-        shape, shared = fresh(_frame_kind(one)), ready is not None and len(made) + radon > 1
-        first = [(_fit_by_em_here, estimator, X, sample_weight, one.random_state, _frame_kind(one), shared)] if radon else []
+        tries_em = radon and getattr(estimator, 'solver', 'radon') != 'em' and _em_allowed(estimator)  # (`fit_by_em`)
+        shape, shared = fresh(_frame_kind(one)), ready is not None and len(made) + tries_em > 1
+        first = [(_fit_by_em_here, estimator, X, sample_weight, one.random_state, _frame_kind(one), shared)] if tries_em else []
         jobs = first + _fold_jobs(judged, X, sample_weight, _judge_fold(len(Z), folds, one.random_state), made,
                                   one.random_state, kept_steps(fit), dict(shape=shape), shared)
         with Shared(_call, jobs, ready, order=list(range(len(jobs)))[::-1]) as calls:  # the worker takes RAD's folds
-            alt = replay(calls.outcome(0)) if radon else None  # while this process fits the EM (on one core); none
+            alt = replay(calls.outcome(0)) if tries_em else None  # while this process fits the EM (on one core); none
             if alt is not None and not _same_values(alt, one): alt = None  # where the fit is by the EM already
-            if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much
+            if alt is not None and over(alt.global_): return fit  # its folds' choice of map would cost as much (the
+            # worker may still be fitting a fold of RAD's: rare, and only time)
             crossed = cross_fitted_rows(judged, X, sample_weight, folds, one.random_state, shape=shape,
                                         em=alt is not None, em_shape='auto' if alt is None else fresh(_frame_kind(alt.global_)),
                                         kept=kept_steps(fit), em_kept=Kept() if alt is None else kept_steps(alt),

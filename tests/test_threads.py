@@ -338,3 +338,22 @@ def test_a_fit_on_the_worker_process_runs_on_one_core():
     from radbook.workers import submit, result, replay
     assert L.fit_threads(RAD(n_jobs=2)) == 2
     assert replay(result(submit(L.fit_threads, RAD(n_jobs=2)))) == 1
+
+
+@pytest.mark.parametrize('n', [200, 700])  # three folds fitted; from 500 rows two folds, one fitted
+def test_the_judge_shares_its_folds_while_the_em_fits_here(monkeypatch, n):
+    """The cross-fitted judge hands the worker RAD's folds while this process fits RAD by its EM, then adds the EM's
+    folds: the same fit, bit for bit, as on one process."""
+    import radbook.workers as W
+    L.warm().result()
+    X = _curve(n, seed=2)
+    one = RAD(random_state=0, n_jobs=1).fit(X)
+    sent, inner = [], W._submit_in
+    def counted(state, f, *args):
+        sent.append(args[0].__name__ if f.__name__ == '_call' else f.__name__)
+        return inner(state, f, *args)
+    monkeypatch.setattr(W, '_submit_in', counted)
+    two = RAD(random_state=0).fit(X)
+    assert one.kernel_judge_ == two.kernel_judge_ == 'cross-fitted'
+    assert '_fold_fit' in sent and '_fit_by_em_here' not in sent  # folds on the worker, the EM fit here
+    np.testing.assert_array_equal(one.score_samples(X), two.score_samples(X))
