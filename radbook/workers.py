@@ -11,7 +11,7 @@ import traceback
 import warnings
 from contextlib import contextmanager
 from contextvars import ContextVar
-from concurrent.futures import Future
+from concurrent.futures import Future, TimeoutError as FutureTimeout
 import numpy as np
 from joblib.externals.loky import ProcessPoolExecutor
 from sklearn import config_context, get_config
@@ -192,7 +192,7 @@ class Shared:
             try:
                 ready.result(timeout=0.5)
                 break
-            except TimeoutError:
+            except (TimeoutError, FutureTimeout):  # (two classes before Python 3.11)
                 if self.closed:
                     with self.lock: self.running = False
                     return

@@ -342,18 +342,42 @@ def test_a_fit_on_the_worker_process_runs_on_one_core():
 
 @pytest.mark.parametrize('n', [200, 700])  # three folds fitted; from 500 rows two folds, one fitted
 def test_the_judge_shares_its_folds_while_the_em_fits_here(monkeypatch, n):
-    """The cross-fitted judge hands the worker RAD's folds while this process fits RAD by its EM, then adds the EM's
-    folds: the same fit, bit for bit, as on one process."""
+    """The cross-fitted judge hands the worker RAD's folds while this process fits RAD by its EM on one core (nothing of
+    that fit goes to the worker), then adds the EM's folds: the same fit, bit for bit, as on one process."""
+    import time
+    import radbook.stack as st
     import radbook.workers as W
     L.warm().result()
     X = _curve(n, seed=2)
     one = RAD(random_state=0, n_jobs=1).fit(X)
-    sent, inner = [], W._submit_in
-    def counted(state, f, *args):
-        sent.append(args[0].__name__ if f.__name__ == '_call' else f.__name__)
-        return inner(state, f, *args)
+    sent, em_at, inner, by_em = [], [], W._submit_in, st.fit_by_em
+    def counted(state, f, *args):  # each call the worker gets: its name, when it was sent, when it came back
+        item = [args[0].__name__ if f.__name__ == '_call' else f.__name__, time.monotonic(), None]
+        sent.append(item)
+        future = inner(state, f, *args)
+        future.add_done_callback(lambda _: item.__setitem__(2, time.monotonic()))
+        return future
+    def timed_em(*args, **kwargs):
+        start = time.monotonic()
+        try: return by_em(*args, **kwargs)
+        finally: em_at.append((start, time.monotonic()))
     monkeypatch.setattr(W, '_submit_in', counted)
+    monkeypatch.setattr(st, 'fit_by_em', timed_em)
     two = RAD(random_state=0).fit(X)
-    assert one.kernel_judge_ == two.kernel_judge_ == 'cross-fitted'
-    assert '_fold_fit' in sent and '_fit_by_em_here' not in sent  # folds on the worker, the EM fit here
+    assert one.kernel_judge_ == two.kernel_judge_ == 'cross-fitted' and 'em_fit' in two.local_scores_  # EM folds judged
+    (a, b), = em_at
+    assert any(name == '_fold_fit' and t < b and (u is None or u > a) for name, t, u in sent)  # a fold there meanwhile
+    assert not [name for name, t, _ in sent if a <= t <= b and name != '_fold_fit']  # nothing of the EM's fit there
     np.testing.assert_array_equal(one.score_samples(X), two.score_samples(X))
+
+
+def test_one_core_fits_here_alone():
+    # inside `one_core` a fit takes one core and shares nothing, whatever its n_jobs; outside, as before
+    import radbook.workers as W
+    from concurrent.futures import Future
+    ready = Future()
+    assert L.fit_threads(RAD(n_jobs=2)) == 2
+    with W.sharing(ready):
+        with L.one_core():
+            assert L.fit_threads(RAD(n_jobs=2)) == 1 and W.shared_ready() is None
+        assert L.fit_threads(RAD(n_jobs=2)) == 2 and W.shared_ready() is ready
