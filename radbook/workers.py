@@ -147,6 +147,12 @@ def worker_peak_rss():
     return _peak
 
 # %% ../nbs/03e2_workers.ipynb #c8c29911
+def _order(n: int, order=None) -> list:
+    "The worker's order of `n` items: `order` (each of their numbers once), checked; by default from the end."
+    order = list(range(n))[::-1] if order is None else [int(i) for i in order]
+    if sorted(order) != list(range(n)): raise ValueError(f"order must hold each of the {n} items' numbers once, got {order!r}.")
+    return order
+
 class Shared:
     """Independent calls `f(*item)`, one per tuple of arguments in `items`, shared with the worker process. `outcome(i)`
     gives item i's outcome `(value, error, warnings)` (give it back with `replay`): fitted here when it is asked for
@@ -161,8 +167,7 @@ class Shared:
     def __init__(self, f, items, ready: Future = None, order=None):
         self.f, self.items, self.ready = f, list(items), ready
         n = len(self.items)
-        self.order = list(range(n))[::-1] if order is None else [int(i) for i in order]
-        if sorted(self.order) != list(range(n)): raise ValueError(f"order must hold each of the {n} items' numbers once, got {order!r}.")
+        self.order = _order(n, order)
         self.outs, self.free, self.lock = [None] * n, set(range(n)), threading.Lock()
         self.taken, self.closed, self.running = {}, False, False
         if n > 1: self._start()
@@ -175,10 +180,8 @@ class Shared:
     def add(self, items, order=None) -> range:
         """Append `items` (calls of the same `f`), taken by the worker after the ones before, in `order` (their numbers
         among the new ones; by default from the end): their numbers here."""
-        items = list(items)
-        k = len(self.items)
-        order = list(range(len(items)))[::-1] if order is None else [int(i) for i in order]
-        if sorted(order) != list(range(len(items))): raise ValueError(f"order must hold each of the {len(items)} items' numbers once, got {order!r}.")
+        items, k = list(items), len(self.items)
+        order = _order(len(items), order)
         with self.lock:
             self.items += items
             self.outs += [None] * len(items)
