@@ -35,6 +35,9 @@ class _Atom(type(stats.norm())):
         self.dist = copy.copy(self.dist)  # its own, so that the other atoms keep theirs
         self.dist._random_state = check_random_state(seed)
 
+    def __repr__(self):  # the family and its parameters, not an address: estimators' reprs (and test ids) read the same everywhere
+        return f"{self.dist.name}(loc={float(self.kwds['loc'])!r}, scale={float(self.kwds['scale'])!r})"
+
 def _frozen(dist, loc: float, scale: float):
     """`dist(loc=loc, scale=scale)`, a frozen scipy distribution without shape parameters, made by copying a template:
     scipy's freeze rebuilds the distribution and its docstring each time (0.4 ms, a fifth of a small fit's time when
