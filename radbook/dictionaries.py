@@ -17,8 +17,8 @@ from .cpd import check_cpd
 # %% auto #0
 __all__ = ['PAPER_FAMILIES', 'DISCRETE_VALUES', 'gaussian', 'laplacian', 'PointMass', 'point_mass', 'is_atom', 'atom_spec',
            'is_discrete', 'scale_atom', 'atom_key', 'spec_logpdfs', 'atom_logpdfs', 'check_dictionaries',
-           'DictionaryCPD', 'paper_family', 'peel_heavy', 'atom_floor', 'gmm_1d', 'auto_dictionary',
-           'auto_dictionaries']
+           'DictionaryCPD', 'paper_family', 'peel_heavy', 'atom_floor', 'gmm_1d', 'gmm_1d_many', 'auto_dictionary',
+           'columns_dictionaries', 'auto_dictionaries']
 
 # %% ../nbs/01_dictionaries.ipynb #a8034426
 _TEMPLATES = {}  # one frozen distribution per scipy family (by type), whose fields each new atom starts from
@@ -533,6 +533,205 @@ def _few_values(k: int, n: int, max_discrete: int) -> bool:
 
 _BIC_PATIENCE = 4  # auto_dictionary's scan stops after this many sizes past the lowest BIC so far
 
+# %% ../nbs/01_dictionaries.ipynb #80af2d4e
+def _gmm_e_steps(X, w, mu, var) -> tuple:
+    """`_gmm_e_step` of each row of `X` (rows x samples) with its own `w`, `mu`, `var` (rows x components): the log
+    densities (rows x samples) and responsibilities (rows x components x samples), each as `_gmm_e_step` gives it."""
+    r = X[:, None, :] - mu[:, :, None]
+    r *= r
+    r *= (-0.5 / var)[:, :, None]
+    r += (np.log(w) - 0.5 * np.log(2 * np.pi * var))[:, :, None]
+    by_component = r.transpose(1, 0, 2)  # components first, as `_gmm_e_step`'s sums index them
+    top = _max_components(by_component)
+    by_component -= top
+    np.exp(r, out=r)
+    total = _sum_components(by_component)
+    by_component /= total
+    return np.log(total) + top, r
+
+def _sums_over_samples(r) -> np.ndarray:
+    "`_sum_samples` of each row of `r` (rows x components x samples)."
+    return r.sum(axis=2) if r.shape[1] == 1 else np.add.accumulate(r, axis=2)[:, :, -1]
+
+def _gmm_m_steps(X, resp, reg) -> tuple:
+    """`_gmm_m_step` (no counts) of each row of `X` (rows x samples) with its responsibilities `resp` (rows x components
+    x samples) and `reg` (one per row): weights, means and variances (rows x components)."""
+    nk = _sums_over_samples(resp) + 10 * np.finfo(float).eps
+    mu = np.matmul(X[:, None, :], np.ascontiguousarray(resp.transpose(0, 2, 1)))[:, 0, :] / nk  # per row, gmm's product
+    d = resp * (X[:, None, :] - mu[:, :, None])
+    d *= X[:, None, :] - mu[:, :, None]
+    return nk / nk.sum(axis=1, keepdims=True), mu, _sums_over_samples(d) / nk + reg[:, None]
+
+def _kmeans_plusplus_1d_many(X, k: int, seeds) -> np.ndarray:
+    """`_kmeans_plusplus_1d(X[j], k, RandomState(seeds[j]))` for every row j of `X` at once (rows x k indices): each
+    row's uniforms drawn in one call (its first pick's, then `trials` per further center: the same stream), the rest
+    by the same arithmetic on all rows together."""
+    J, n = X.shape
+    if n < k: raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")
+    trials, w, sq, rows = 2 + int(np.log(k)), np.ones(n), X * X, np.arange(J)
+    U = np.empty((J, 1 + (k - 1) * trials))
+    for j, seed in enumerate(seeds): U[j] = _seeded(int(seed)).random_sample(U.shape[1])
+    def dist(C):  # squared distances from each row's centers C (rows x t) to its samples, as `_kmeans_plusplus_1d`'s
+        d = -2 * (C[:, :, None] * X[:, None, :])
+        d += (C * C)[:, :, None]
+        d += sq[:, None, :]
+        return np.maximum(d, 0, out=d)
+    cdf = (w / w.sum()).cumsum()  # RandomState.choice(n, p=w / w.sum()): one uniform against this
+    cdf /= cdf[-1]
+    idx = np.empty((J, k), dtype=int)
+    idx[:, 0] = cdf.searchsorted(U[:, 0], side='right')
+    closest = dist(X[rows, idx[:, 0]][:, None])  # rows x 1 x samples
+    pot = closest @ w  # rows x 1
+    closest = closest[:, 0]
+    for c in range(1, k):
+        cum = np.cumsum(w * closest, axis=1)
+        v = U[:, 1 + (c - 1) * trials: 1 + c * trials] * pot
+        cand = (cum[:, None, :] < v[:, :, None]).sum(axis=2)  # searchsorted(cum, v) per row: how many fall short
+        np.clip(cand, None, n - 1, out=cand)
+        d = dist(X[rows[:, None], cand])
+        np.minimum(closest[:, None, :], d, out=d)
+        pots = d @ w.reshape(-1, 1)  # rows x trials x 1
+        best = np.argmin(pots[:, :, 0], axis=1)
+        pot, closest, idx[:, c] = pots[rows, best], d[rows, best], cand[rows, best]
+    return idx
+
+def gmm_1d_many(X, n_components: int, reg=1e-6, seeds=None, max_iter: int = 100, tol: float = 1e-3) -> tuple:
+    """`gmm_1d(X[j], n_components, reg[j], random_state=seeds[j])` for every row j of `X` (rows x samples) at once:
+    `(weights, means, sds, bics)`, each row's fit the same to the bit, the EM steps of all rows taken together (a row
+    leaves once its own fit has converged). A row whose samples repeat (at most half of them distinct, where `gmm_1d`
+    fits the distinct values weighted by their counts) is fitted by `gmm_1d` alone."""
+    X = np.asarray(X, dtype=float)
+    J, n = X.shape
+    k = n_components
+    reg = np.broadcast_to(np.asarray(reg, dtype=float), (J,))
+    seeds = np.broadcast_to(np.asarray(seeds), (J,))
+    W, MU, SD, bic = np.empty((J, k)), np.empty((J, k)), np.empty((J, k)), np.empty(J)
+    ties = np.array([2 * len(np.unique(x)) <= n for x in X], dtype=bool)
+    for j in np.flatnonzero(ties):
+        w, mu, sd, b = gmm_1d(X[j], k, reg=reg[j], max_iter=max_iter, tol=tol, random_state=int(seeds[j]))
+        W[j], MU[j], SD[j], bic[j] = w, mu, sd, b
+    rows = np.flatnonzero(~ties)
+    if len(rows):
+        Xr, rr = X[rows], reg[rows]
+        idx = _kmeans_plusplus_1d_many(Xr, k, seeds[rows])
+        w, mu, var = _gmm_m_steps(np.take_along_axis(Xr, idx, axis=1), np.broadcast_to(np.eye(k), (len(rows), k, k)), rr)
+        live, bound = np.arange(len(rows)), np.full(len(rows), -np.inf)
+        for _ in range(max_iter):  # as gmm_1d: E then M, a row done once its mean log-likelihood moves by < tol
+            prev = bound
+            ll, resp = _gmm_e_steps(Xr[live], w[live], mu[live], var[live])
+            w[live], mu[live], var[live] = _gmm_m_steps(Xr[live], resp, rr[live])
+            bound = ll.mean(axis=1)
+            going = ~(np.abs(bound - prev) < tol)
+            live, bound = live[going], bound[going]
+            if not len(live): break
+        ll = _gmm_e_steps(Xr, w, mu, var)[0]
+        W[rows], MU[rows], SD[rows] = w, mu, np.sqrt(var)
+        bic[rows] = -2 * ll.sum(axis=1) + (3 * k - 1) * np.log(n)
+    return W, MU, SD, bic
+
+# %% ../nbs/01_dictionaries.ipynb #326ed6b4
+_MANY_CELLS = 1 << 21  # rows x components x samples of one `gmm_1d_many` call at most (16 MB a float array)
+
+def _fit_many(jobs) -> list:
+    """`gmm_1d(x, k, reg, random_state=seed)` for each `(x, k, reg, seed)` of `jobs`, in order: the jobs of one size on
+    samples of one length fitted together (`gmm_1d_many`, `_MANY_CELLS` at a time)."""
+    out, groups = [None] * len(jobs), {}
+    for i, (x, k, _, _) in enumerate(jobs): groups.setdefault((len(x), k), []).append(i)
+    for (n, k), members in groups.items():
+        step = max(1, _MANY_CELLS // (n * k))
+        for s in range(0, len(members), step):
+            chunk = members[s:s + step]
+            if len(chunk) == 1:
+                x, k, reg, seed = jobs[chunk[0]]
+                out[chunk[0]] = gmm_1d(x, k, reg=reg, random_state=seed)
+                continue
+            fits = gmm_1d_many(np.stack([jobs[i][0] for i in chunk]), k, [jobs[i][2] for i in chunk],
+                               [jobs[i][3] for i in chunk])
+            for row, i in enumerate(chunk): out[i] = tuple(f[row] for f in fits)
+    return out
+
+class _Scan:
+    "One column's BIC scan, as `auto_dictionary` plans it: its samples, floor, sizes and their seeds, then its best fit."
+    def __init__(self, x, values, points, extra, floor, sizes, seeds, scales, laplacians):
+        self.x, self.values, self.points, self.extra, self.floor = x, values, points, extra, floor
+        self.sizes, self.seeds, self.scales, self.laplacians = sizes, seeds, scales, laplacians
+        self.best, self.k_best, self.scale_seeds = None, 0, []
+
+    def scale_sizes(self) -> list:
+        "Per scale, its mixture's size: `m` times the BIC size (the BIC fit itself where that is the BIC size)."
+        k_bic = len(self.best[0])
+        return [min(max(1, int(round(m * k_bic))), len(self.values) // 2) for m in self.scales]
+
+    def draws(self) -> int:
+        "How many seeds the scales' own fits draw after the scan: one per scale whose size is not the BIC size."
+        return sum(k != len(self.best[0]) for k in self.scale_sizes())
+
+    def atoms(self, fits: dict) -> list:
+        "The column's atoms from its BIC fit and `fits`, the scales' own by size."
+        k_bic, means, sds, first = len(self.best[0]), [], [], 0
+        for i, k in enumerate(self.scale_sizes()):  # one mixture per scale
+            _, mu, sd, _ = self.best if k == k_bic else fits[k]
+            order = np.argsort(mu)
+            means += list(mu[order]); sds += list(sd[order])
+            if i == 0: first = len(means)
+        kept = _distinct(means, sds)  # the scales repeat atoms where the data are spiky: keep one of each
+        atoms = [gaussian(mu, sd) for mu, sd in kept]
+        if self.laplacians:  # twins of the first scale's atoms, placed after them
+            coarse = _distinct(means[:first], sds[:first])
+            atoms[len(coarse):len(coarse)] = [laplacian(mu, sd) for mu, sd in coarse]
+        return self.points + atoms + self.extra
+
+def _planned(x, rng, max_components, max_discrete, laplacians, scales, max_fit_samples, quantile_atoms, discrete,
+             heavy, max_atoms):
+    """`auto_dictionary`'s work on one column up to its BIC scan: the atoms where no mixture is fitted, else its
+    `_Scan` (every size's seed drawn from `rng`)."""
+    x = np.asarray(x, dtype=float).ravel()
+    values, counts = np.unique(x, return_counts=True)
+    if discrete or (discrete is None and _few_values(len(values), len(x), max_discrete)):
+        return [point_mass(v) for v in values]
+    extra = [gaussian(q, 1.06 * x.std() * len(x) ** (-1 / 5))  # Silverman's bandwidth for the whole sample
+             for q in np.quantile(x, (np.arange(quantile_atoms) + 0.5) / quantile_atoms)] if quantile_atoms else []
+    points, x, values = peel_heavy(x, values, counts, heavy)  # values that hold a share of the rows: their own point masses
+    if points and len(values) <= 2: return points + [point_mass(v) for v in values]
+    if len(x) > max_fit_samples: x = rng.choice(x, max_fit_samples, replace=False)
+    floor = atom_floor(x, values)  # no atom narrower than what the data resolve
+    if max_atoms is not None:  # a budget of Gaussians over all scales: the largest BIC size that keeps within it
+        max_components = max(1, min(max_components, int(max_atoms // sum(scales))))
+    sizes = range(1, min(max_components, len(values) // 2) + 1)
+    seeds = [rng.randint(2**31 - 1) for _ in sizes]  # every size's seed, fitted or not: the same draws as a full scan
+    return _Scan(x, values, points, extra, floor, sizes, seeds, scales, laplacians)
+
+def _scanned(scans, patience):
+    """Run the BIC scans of `scans` side by side, each size's fits of every column still scanning at once (`_fit_many`):
+    each column stops once `patience` sizes in a row fail to lower its BIC (None: every size)."""
+    for k in range(1, max((len(s.sizes) for s in scans), default=0) + 1):
+        todo = [s for s in scans if k <= len(s.sizes) and (patience is None or k - s.k_best <= patience)]
+        for s, gm in zip(todo, _fit_many([(s.x, k, s.floor ** 2, s.seeds[k - 1]) for s in todo])):
+            if s.best is None or gm[3] < s.best[3]: s.best, s.k_best = gm, k
+
+def _scale_fits(scans) -> list:
+    "Per scan, its scales' own fits by size (`scale_seeds` in the order of `scales`), all at once (`_fit_many`)."
+    jobs, owners = [], []
+    for i, s in enumerate(scans):
+        seeds = iter(s.scale_seeds)
+        for k in s.scale_sizes():
+            if k != len(s.best[0]):
+                jobs.append((s.x, k, s.floor ** 2, next(seeds))); owners.append((i, k))
+    out = [{} for _ in scans]
+    for (i, k), fit in zip(owners, _fit_many(jobs)): out[i][k] = fit
+    return out
+
+def _check_options(quantile_atoms, heavy, scales, patience, max_atoms):
+    if isinstance(quantile_atoms, bool) or not isinstance(quantile_atoms, numbers.Integral) or quantile_atoms < 0:
+        raise ValueError(f"quantile_atoms must be an integer >= 0, got {quantile_atoms!r}.")
+    if not (isinstance(heavy, numbers.Real) and 0 <= heavy <= 1):
+        raise ValueError(f"heavy must be a share between 0 and 1 (0 turns heavy values off), got {heavy!r}.")
+    _check_scales(scales)
+    if patience is not None and (isinstance(patience, bool) or not isinstance(patience, numbers.Integral) or patience < 1):
+        raise ValueError(f"patience must be a positive integer or None, got {patience!r}.")
+    if max_atoms is not None and (isinstance(max_atoms, bool) or not isinstance(max_atoms, numbers.Integral) or max_atoms < 1):
+        raise ValueError(f"max_atoms must be a positive integer or None, got {max_atoms!r}.")
+
 def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplacians: bool = False, scales=(1, 2),
                     max_fit_samples: int = 4000, quantile_atoms: int = 0, discrete: bool = None, heavy: float = 0.05,
                     max_atoms: int = None, random_state=None, patience: int = _BIC_PATIENCE) -> list:
@@ -541,52 +740,43 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
     resolution (plus optional Laplacians and kernel-width Gaussians). The BIC scan over sizes 1 to `max_components`
     stops once `patience` sizes in a row fail to lower it (None: every size); each size's seed is drawn as if every
     size were fitted, so the atoms are the full scan's whenever its lowest BIC comes before that stop."""
-    if isinstance(quantile_atoms, bool) or not isinstance(quantile_atoms, numbers.Integral) or quantile_atoms < 0:
-        raise ValueError(f"quantile_atoms must be an integer >= 0, got {quantile_atoms!r}.")
-    if not (isinstance(heavy, numbers.Real) and 0 <= heavy <= 1):
-        raise ValueError(f"heavy must be a share between 0 and 1 (0 turns heavy values off), got {heavy!r}.")
-    _check_scales(scales)
-    if patience is not None and (isinstance(patience, bool) or not isinstance(patience, numbers.Integral) or patience < 1):
-        raise ValueError(f"patience must be a positive integer or None, got {patience!r}.")
-    x = np.asarray(x, dtype=float).ravel()
-    values, counts = np.unique(x, return_counts=True)
-    if discrete or (discrete is None and _few_values(len(values), len(x), max_discrete)):
-        return [point_mass(v) for v in values]
+    _check_options(quantile_atoms, heavy, scales, patience, max_atoms)
     rng = check_random_state(random_state)
-    extra = [gaussian(q, 1.06 * x.std() * len(x) ** (-1 / 5))  # Silverman's bandwidth for the whole sample
-             for q in np.quantile(x, (np.arange(quantile_atoms) + 0.5) / quantile_atoms)] if quantile_atoms else []
-    points, x, values = peel_heavy(x, values, counts, heavy)  # values that hold a share of the rows: their own point masses
-    if points and len(values) <= 2: return points + [point_mass(v) for v in values]
-    if len(x) > max_fit_samples: x = rng.choice(x, max_fit_samples, replace=False)
-    floor = atom_floor(x, values)  # no atom narrower than what the data resolve
-    fit = lambda k: gmm_1d(x, k, reg=floor ** 2, random_state=rng.randint(2**31 - 1))
-    if max_atoms is not None:  # a budget of Gaussians over all scales: the largest BIC size that keeps within it
-        if isinstance(max_atoms, bool) or not isinstance(max_atoms, numbers.Integral) or max_atoms < 1:
-            raise ValueError(f"max_atoms must be a positive integer or None, got {max_atoms!r}.")
-        max_components = max(1, min(max_components, int(max_atoms // sum(scales))))
-    sizes = range(1, min(max_components, len(values) // 2) + 1)
-    seeds = [rng.randint(2**31 - 1) for _ in sizes]  # every size's seed, fitted or not: the same draws as a full scan
-    best, k_best = None, 0
-    for k, seed in zip(sizes, seeds):
-        if patience is not None and k - k_best > patience: break  # BIC dips and rises, so a few sizes past its best are tried
-        gm = gmm_1d(x, k, reg=floor ** 2, random_state=seed)
-        if best is None or gm[3] < best[3]: best, k_best = gm, k
-    k_bic, means, sds, first = len(best[0]), [], [], 0
-    for i, m in enumerate(scales):  # one mixture per scale: m * k_bic components (the BIC fit itself when that is k_bic)
-        k = min(max(1, int(round(m * k_bic))), len(values) // 2)
-        _, mu, sd, _ = best if k == k_bic else fit(k)
-        order = np.argsort(mu)
-        means += list(mu[order]); sds += list(sd[order])
-        if i == 0: first = len(means)
-    kept = _distinct(means, sds)  # the scales repeat atoms where the data are spiky: keep one of each
-    atoms = [gaussian(mu, sd) for mu, sd in kept]
-    if laplacians:  # twins of the first scale's atoms, placed after them
-        coarse = _distinct(means[:first], sds[:first])
-        atoms[len(coarse):len(coarse)] = [laplacian(mu, sd) for mu, sd in coarse]
-    return points + atoms + extra
+    plan = _planned(x, rng, max_components, max_discrete, laplacians, scales, max_fit_samples, quantile_atoms, discrete,
+                    heavy, max_atoms)
+    if not isinstance(plan, _Scan): return plan
+    _scanned([plan], patience)
+    plan.scale_seeds = [rng.randint(2**31 - 1) for _ in range(plan.draws())]  # drawn after the scan, in turn
+    return plan.atoms(_scale_fits([plan])[0])
+
+def columns_dictionaries(columns, random_state=None, **kwargs) -> list:
+    """`[auto_dictionary(x, random_state=rng, **kwargs) for x in columns()]` with one random state `rng`, the columns'
+    scans and fits run side by side: the same atoms and the same draws from `rng`. `columns` is a function that gives
+    the columns (an iterable, read lazily: it may draw from `random_state` too, between columns). Each column's scales
+    draw their seeds after its scan; here they are drawn before the next column's, one per scale but 1, and where a
+    column's scale turns out to be its BIC size (no draw), the columns are fitted again one by one from the same state."""
+    opts = dict(max_components=10, max_discrete=16, laplacians=False, scales=(1, 2), max_fit_samples=4000,
+                quantile_atoms=0, discrete=None, heavy=0.05, max_atoms=None, patience=_BIC_PATIENCE)
+    unknown = set(kwargs) - set(opts)
+    if unknown: raise TypeError(f"columns_dictionaries got unexpected keyword arguments {sorted(unknown)}.")
+    opts.update(kwargs)
+    _check_options(opts['quantile_atoms'], opts['heavy'], opts['scales'], opts['patience'], opts['max_atoms'])
+    rng = check_random_state(random_state)
+    state = rng.get_state()
+    guess = sum(m != 1 for m in opts['scales'])  # a scale other than 1 makes a mixture of its own, drawing its seed
+    plans = []
+    for x in columns():
+        plans.append(_planned(x, rng, **{k: v for k, v in opts.items() if k != 'patience'}))
+        if isinstance(plans[-1], _Scan): plans[-1].scale_seeds = [rng.randint(2**31 - 1) for _ in range(guess)]
+    scans = [p for p in plans if isinstance(p, _Scan)]
+    _scanned(scans, opts['patience'])
+    if any(s.draws() != guess for s in scans):  # a scale at the BIC size drew nothing there: one by one instead
+        rng.set_state(state)
+        return [auto_dictionary(x, random_state=rng, **opts) for x in columns()]
+    fits = iter(_scale_fits(scans))
+    return [p.atoms(next(fits)) if isinstance(p, _Scan) else p for p in plans]
 
 def auto_dictionaries(X, random_state=None, **kwargs) -> list:
-    "One `auto_dictionary` per column of `X` (keyword arguments are passed on)."
+    "One `auto_dictionary` per column of `X` (keyword arguments are passed on), fitted side by side (`columns_dictionaries`)."
     X = np.asarray(X, dtype=float)
-    rng = check_random_state(random_state)
-    return [auto_dictionary(X[:, n], random_state=rng, **kwargs) for n in range(X.shape[1])]
+    return columns_dictionaries(lambda: (X[:, n] for n in range(X.shape[1])), random_state=random_state, **kwargs)

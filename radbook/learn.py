@@ -13,7 +13,7 @@ from contextvars import ContextVar
 import numpy as np
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
-from .dictionaries import (atom_spec, auto_dictionary, gaussian, laplacian, point_mass,
+from .dictionaries import (atom_spec, auto_dictionary, columns_dictionaries, gaussian, laplacian, point_mass,
                                   atom_floor, peel_heavy, _few_values, _LOG_SQRT_2PI)
 from .checks import check_weights
 
@@ -529,7 +529,7 @@ def learn_dictionaries(Z, n_components: int, start=None, row_weights=None, valid
     N = Z.shape[1]
     cols = [Z[~np.isnan(Z[:, n]), n] for n in range(N)]
     if start is None:
-        start = [auto_dictionary(c, max_discrete=max_discrete, laplacians=True, random_state=rng) for c in cols]
+        start = columns_dictionaries(lambda: iter(cols), max_discrete=max_discrete, laplacians=True, random_state=rng)
         if len(Z) >= _GRID_ROWS:
             start = {'1-D mixtures': start, **grid_starts([d if _few_values(len(np.unique(c)), len(c), max_discrete) else c for c, d in zip(cols, start)])}
     starts = start if isinstance(start, dict) else {None: start}

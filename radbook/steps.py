@@ -10,7 +10,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 from .checks import Settings
-from .dictionaries import auto_dictionary, check_dictionaries, point_mass, _few_values
+from .dictionaries import columns_dictionaries, check_dictionaries, point_mass, _few_values
 from .learn import GRID_STARTS, learn_dictionaries, learn_ranks, grid_starts, _GRID_ROWS, _GRID_ATOMS, _COEF_PRIOR
 from .radon import feature_pairs, random_pairs, random_directions, bin_edges, projection_counts, radon_operators
 from .datapass import Counts, data_pass, split_counts, summarize, Summary, _NO_CAP, _BASE_ROWS
@@ -184,21 +184,33 @@ def rad_dictionaries(summary: Summary, dictionaries='auto', standard_units: bool
         center, scale = units(base)
         Z = standardize(base, center, scale)
         is_discrete = discrete_columns(summary, max_discrete, discrete)
-        std, values, cols = [], [], []
         for n in range(N):
-            tracked = summary.values[n]  # every distinct value with its count, when there are few
-            if is_discrete[n]:
-                if tracked is None: raise ValueError(f"The summary holds no distinct values of discrete feature {n}.")
-                std.append([point_mass(float(z)) for z in standardize(tracked[0], center[n], scale[n])])
-                values.append(tracked[0]); cols.append(std[-1])
-            else:
-                seen = ~np.isnan(Z[:, n])  # a column's dictionary from the values it has
+            if is_discrete[n] and summary.values[n] is None:
+                raise ValueError(f"The summary holds no distinct values of discrete feature {n}.")
+        rows = {}  # each continuous column's rows with a value (a column's dictionary from the values it has)
+        def continuous():  # in turn, as its 1-D mixtures are planned (`columns_dictionaries`): a draw of the fit's stream
+            for n in np.flatnonzero(~is_discrete):
+                seen = ~np.isnan(Z[:, n])
                 z = Z[seen, n]
                 if w is not None:  # weighted rows: the 1-D mixtures see a resample drawn by weight
                     z = z[rng.choice(len(z), size=len(z), p=w[seen] / w[seen].sum())]
-                std.append(auto_dictionary(z, max_discrete=max_discrete, discrete=False, max_atoms=max_atoms, random_state=rng,
-                                           laplacians=learned, scales=(1, 2) if not learned or len(base) < _BASE_ROWS else _LEARN_SCALES)
-                           if scan else None)
+                rows[n] = (seen, z)
+                yield z
+        if scan:  # every continuous column's BIC scan side by side
+            scanned = iter(columns_dictionaries(continuous, max_discrete=max_discrete, discrete=False, max_atoms=max_atoms,
+                                                random_state=rng, laplacians=learned,
+                                                scales=(1, 2) if not learned or len(base) < _BASE_ROWS else _LEARN_SCALES))
+        else:
+            for _ in continuous(): pass  # the resamples drawn all the same
+        std, values, cols = [], [], []
+        for n in range(N):
+            if is_discrete[n]:
+                tracked = summary.values[n]  # every distinct value with its count
+                std.append([point_mass(float(z)) for z in standardize(tracked[0], center[n], scale[n])])
+                values.append(tracked[0]); cols.append(std[-1])
+            else:
+                seen, z = rows[n]
+                std.append(next(scanned) if scan else None)
                 values.append(np.unique(base[seen, n])); cols.append(z)
         if learned:  # the atoms' places and widths fitted with the mixture, on more of the sample (point masses stay)
             if grid:
