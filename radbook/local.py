@@ -6,8 +6,10 @@
 from __future__ import annotations
 import copy
 import numbers
+import uuid
 import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
+from types import SimpleNamespace
 from contextvars import copy_context
 from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
@@ -507,20 +509,83 @@ def _frame_kind(one):
     score = lambda kind: -np.inf if np.isnan(one.shape_scores_.get(kind, np.nan)) else one.shape_scores_[kind]
     return _map_of(max([kind for kind in _ROTATIONS + _SOLO if kind in one.shape_scores_] or ['whiten'], key=score))
 
-def _fit_twin(base, X, sample_weight, kind, holes, start=None, race=None, **params):
+def _fit_twin(base, X, sample_weight, kind, holes, start=None, race=None, ahead=None, **params):
     """`base` fitted by its dictionary EM alone (solver='em') with the map `kind` and `params`, refitted with
     shape='columns' where its map whitens a column with holes elsewhere (`holes`). With `start` (a smaller twin's
     `_em_start`, `grown`) it is read off that instead of fitted from scratch. The twin keeps its own `_em_start`, to
     grow from. `race` names the start its Radon fit's dictionary EM fitted (`RAD._dictionary_start`: the winner of a race
     of starts, or the shape step's start for its map): the twin's EM fits that start alone, without a race of its own
-    (`rad_dictionaries`)."""
-    def fitted(kind, start):
-        twin = clone(base).set_params(solver='em', shape=kind, **params)
-        twin._keeps_start, twin._race_winner = True, race
-        return twin.fit(X, sample_weight=sample_weight) if start is None else twin._fit_em_from(X, start)
-    twin = fitted(kind, start)
-    if holes[getattr(twin.shape_, 'group', np.zeros(0, np.intp))].any(): twin = fitted('columns', None)
+    (`rad_dictionaries`). `ahead` (an `_Ahead`) may hold the first fit already, made on the worker for this `kind` and
+    `race` while the one frame fitted."""
+    twin = ahead.fitted(kind, race) if ahead is not None and start is None and not params else None
+    if twin is None: twin = _twin_fit(base, X, sample_weight, kind, start, race, **params)
+    if holes[getattr(twin.shape_, 'group', np.zeros(0, np.intp))].any():
+        twin = _twin_fit(base, X, sample_weight, 'columns', None, race, **params)
     return twin
+
+def _twin_fit(base, X, sample_weight, kind, start=None, race=None, **params):
+    """`_fit_twin`'s fit before its check for holes: `base` by its dictionary EM alone in the map `kind` with `params`
+    (read off `start` where given), its EM fitting the start `race` alone, keeping its own `_em_start`."""
+    twin = clone(base).set_params(solver='em', shape=kind, **params)
+    twin._keeps_start, twin._race_winner = True, race
+    return twin.fit(X, sample_weight=sample_weight) if start is None else twin._fit_em_from(X, start)
+
+_AHEAD = {}  # on the worker: the outcomes of twins fitted ahead (`_twin_ahead`), by token, until taken (two at most)
+
+def _twin_ahead(token: str, base, X, sample_weight, kind, race):
+    """On the worker: the twin's first fit (`_twin_fit` in the map `kind`, its EM fitting the start `race`), its outcome
+    kept there under `token` for the `_with_twin` that follows it on the same worker (`_twin_remote`), and given back
+    (value, warnings and error) for one on this process."""
+    kept = outcome(_twin_fit, base, X, sample_weight, kind, None, race)
+    while len(_AHEAD) >= 2: _AHEAD.pop(next(iter(_AHEAD)))  # a fit that never asked for its twin: forgotten
+    _AHEAD[token] = kept
+    return replay(kept)
+
+class _Ahead:
+    """The one frame's EM twin fitted ahead on the worker. `fit_local` makes one for the one frame `one` (the twin's
+    `base`, rows `X` and weights), and the one frame's Radon fit calls `chosen` once its shape step has chosen the map
+    (`_shape_chosen`, from `RAD._begin`): the twin's first fit then goes to the worker (`_twin_ahead`) while this
+    process counts and solves the one frame, where the worker was idle. `fitted(kind, race)` gives that fit to
+    `_fit_twin` where it was made for the same map and start (the one frame's `_frame_kind` and `_dictionary_start`,
+    which the shape step's start is wherever a start was chosen): on this process from its future (None where the worker
+    has not begun it: cancelled, fitted here instead; or where the worker failed), on the worker from what `_twin_ahead`
+    kept there (None where it holds nothing, as after a restart): the same fit, bit for bit, its warnings shown and its
+    error raised where `_fit_twin` would have raised it."""
+    def __init__(self, one, base, X, sample_weight):
+        self.one, self.args, self.token = one, (base, X, sample_weight), uuid.uuid4().hex
+        self.submitted, self.kind, self.race, self.future = False, None, None, None
+
+    def chosen(self, estimator, shape, scores, start):
+        "The shape step of `estimator` chose `shape` (with `scores`) and `start`: where it is the one frame, fit its twin ahead."
+        if estimator is not self.one or self.submitted: return
+        self.kind = _frame_kind(SimpleNamespace(shape_=None if shape.identity else shape, shape=estimator.shape,
+                                                shape_scores_=scores))
+        self.race = start
+        try: self.future = submit(_twin_ahead, self.token, *self.args, self.kind, self.race)
+        except Exception: return  # no worker: the twin is fitted in turn
+        self.submitted = True
+
+    def fitted(self, kind, race):
+        "The twin's first fit made ahead for the map `kind` and start `race`, or None (see above)."
+        if not self.submitted or (kind, race) != (self.kind, self.race): return None
+        if self.future is None:  # on the worker: what `_twin_ahead` kept here
+            kept = _AHEAD.pop(self.token, None)
+            return None if kept is None else replay(kept)
+        if self.future.cancel(): return None  # the worker had not begun it
+        try: kept = result(self.future)
+        except Exception: return None  # the worker failed: fitted here
+        return replay(kept)
+
+    def __getstate__(self):  # to the worker: the token and what was chosen (its outcome is there)
+        return {**self.__dict__, 'one': None, 'args': None, 'future': None}
+
+_after_shape = ContextVar('radbook_after_shape', default=None)  # `fit_local`'s `_Ahead` while its one frame fits
+
+def _shape_chosen(estimator, shape, scores, start):
+    """Called by a Radon fit (`RAD._begin`) once its shape step has chosen: `fit_local`'s `_Ahead`, where this is its one
+    frame, fits the twin ahead (`_Ahead.chosen`)."""
+    ahead = _after_shape.get()
+    if ahead is not None: ahead.chosen(estimator, shape, scores, start)
 
 _TWIN_DOUBLINGS = 3  # a kept twin's rank is doubled while its held-out score rises, at most this many times (each
 # doubling one EM from the smaller twin's atoms, `em_grow`: 1 to 3 s on `diamonds`' 20,000 rows and on `digits`)
@@ -542,7 +607,7 @@ def _climbed(one, base, X, held, w, one_rows, doublings: int = _TWIN_DOUBLINGS) 
         one, one_rows = bigger, rows
     return one, one_rows
 
-def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> np.ndarray:
+def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes, ahead=None) -> np.ndarray:
     """Fit the one frame's EM twin (`base` with solver='em' in the one frame's kind of map, `_frame_kind`) and keep it in
     `out` beside the fit at the share $\\beta$ its held-out rows fit (`stack_weight`), where that mixture beats the fit
     alone on them, each half scored with the share fitted on the other half (`_stacked_gain`; by more than the standard
@@ -551,7 +616,8 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
     grown from the smaller one's atoms by one EM, `em_grow`), and is decided again. Returns the one frame's held-out
     log densities: the mixture's where the twin is kept, else `one_rows`. No twin where the fit is already an EM fit, where
     `_em_allowed` refuses, or where the twin reads a column as discrete that the fit reads as continuous (or the reverse). The twin's map is fitted to the training rows alone, so it may whiten a column whose only missing
-    entries (`holes`, per column of the table) are in held-out rows: it is then refitted with shape='columns', as a part is."""
+    entries (`holes`, per column of the table) are in held-out rows: it is then refitted with shape='columns', as a part is.
+    `ahead` (an `_Ahead`) may hold the twin's first fit, made on the worker while the one frame fitted."""
     one = out.one
     if not _twin_tried(one, base): return one_rows
     kind, v, unseen = _frame_kind(one), w[held], getattr(one, 'unseen', 1.0)
@@ -562,7 +628,7 @@ def _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes) -> 
         alpha = stack_weight(one_rows, twin_rows, v)
         gain = _stacked_gain(one_rows, twin_rows, v)
         return alpha, gain, bool(alpha < 1 and _beats(gain, v, _whitens_more(one, [twin])))
-    try: twin = _fit_twin(base, X, sample_weight, kind, holes, race=getattr(one, '_dictionary_start', None))
+    try: twin = _fit_twin(base, X, sample_weight, kind, holes, race=getattr(one, '_dictionary_start', None), ahead=ahead)
     except ValueError: return one_rows  # a table the EM cannot fit: the fit alone
     if [is_discrete(d) for d in twin.dictionaries_] != flags: return one_rows
     twin_rows = rows(twin)
@@ -670,7 +736,14 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if _worker_aside(base, X, keep, parts):
         try: ready = warm()
         except Exception: pass  # no worker: the twin on a thread or here, every part here (below)
-    with sharing(ready): one = one.fit(X, sample_weight=sample_weight)  # its shape step shares its candidates too
+    ahead = (_Ahead(one, base, X, sample_weight)  # the twin's first fit on the worker once the shape step has chosen
+             if ready is not None and keep == 'auto' and twin and _em_allowed(base) and base.validation_fraction > 0
+             else None)
+    token = _after_shape.set(ahead)
+    try:
+        with sharing(ready): one = one.fit(X, sample_weight=sample_weight)  # its shape step shares its candidates too
+    finally: _after_shape.reset(token)
+    if ahead is not None: ahead.one = None  # (what it was made for)
     out = LocalFit(one, [], np.ones(1), None, {})
     Z = one.encode(X)
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -699,7 +772,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     with ExitStack() as stack:
         stack.enter_context(single_threaded())  # one thread for every pool, as inside RAD.fit, either way; and while
         # the twin's thread opens and closes its own block inside this one (`single_threaded`, notebook `01a_learn`)
-        twin_args = (base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0))
+        twin_args = (base, X, sample_weight, held, w, one_rows, flags, np.isnan(Z).any(axis=0), ahead)
         twin_rows = lambda: _with_twin(out, *twin_args)
         on_worker = side and ready is not None and ready.done()  # not where it is still starting (a short fit's
         rows = _Twin.submitted(out, twin_args) if on_worker else None  # one frame): the thread is ready now
@@ -732,11 +805,11 @@ def _numbers(X) -> int:
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
     return sum(is_numeric_dtype(t) and not is_bool_dtype(t) for t in dtypes)
 
-def _twin_remote(one, base, X, sample_weight, held, w, one_rows, flags, holes) -> tuple:
+def _twin_remote(one, base, X, sample_weight, held, w, one_rows, flags, holes, ahead=None) -> tuple:
     """`_with_twin` beside the fitted one frame `one` (on the worker process): what it sets on the `LocalFit` (the twin,
     its share, its scores) and the one frame's held-out rows it gives."""
     out = LocalFit(one, [], np.ones(1), None, {})
-    rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes)
+    rows = _with_twin(out, base, X, sample_weight, held, w, one_rows, flags, holes, ahead)
     return out.twin, out.twin_share, out.scores, rows
 
 class _Twin:

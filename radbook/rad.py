@@ -26,7 +26,7 @@ from .steps import (AUTO_DICTIONARIES, Plan, TableSettings, summary_pass, plan_f
                            auto_bins, auto_solver)
 from .shape import Shape, ShapedDensity, table_shape, _SHAPES
 from .solver import PaperOptions, SolverSettings, solve_counts, _RANK_GRID, _COEF_FLOOR
-from .local import LocalFit, fit_local, _em_allowed
+from .local import LocalFit, fit_local, _em_allowed, _shape_chosen
 from .gaussian import with_gaussian
 from .kernel import with_kernel
 from .stack import with_stack, warm_for_folds
@@ -239,6 +239,7 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                                                                     axis=self._own_axis())
         if rows is not None: self._shape_rows = rows  # per row it scored: what kernel frames may be judged beside (03j)
         if independent: return _Stream(None, summary, None, None, None, options, shape)
+        _shape_chosen(self, shape, self.shape_scores_, start)  # `fit_local`'s one frame: its twin may fit ahead (03g)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
                         rank=rank, random_state=rng, start=start)  # the shape step's start for its map, alone
         counts = count_pass(X, plan, self.validation_fraction, prepare=shape.through(plan.prepare), sample_weight=weights,

@@ -212,12 +212,12 @@ def test_a_kept_twin_grows_from_its_own_atoms(monkeypatch):
         try: calls.append((fit, grow(summary, fit, rank, *args, **kwargs)))
         finally: growing[0] = False
         return calls[-1][1]
-    scan = steps_module.auto_dictionary
+    scan = steps_module.columns_dictionaries
     def counted(*args, **kwargs):
         learned.append(growing[0])
         return scan(*args, **kwargs)
     monkeypatch.setattr(rad_module, 'em_grow', spy)
-    monkeypatch.setattr(steps_module, 'auto_dictionary', counted)
+    monkeypatch.setattr(steps_module, 'columns_dictionaries', counted)
     rad = RAD(random_state=0).fit(X)
     assert rad.em_frame_ is not None and calls  # the twin is kept here, and its rank was doubled at least once
     assert learned and not any(learned)  # 1-D mixtures were fitted, but none while growing
