@@ -894,7 +894,8 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     the fit (`ready`, the future of `warm`: `fit_local`'s, started as the one frame fits, or the fine partition's,
     started here), the parts are shared with it (`submit`, notebook `03e2_workers`): this process takes them one at a
     time from the front of that order, the worker, once it has started, in chunks from its end (`_WORKER_CHUNK` at
-    most, and a quarter of those left, so both end together; while it still fits the twin, one part waits behind it),
+    most, and a quarter of those left, so both end together; while it still fits the twin, one part waits behind it; a second
+    chunk waits behind its first only where a part is left for this process),
     and each part is checked in order once its fit is in: the same fits and the same outcome, bit for bit. Each part scores every held-out row once (`_part_raw`, on the worker for its own), for
     its bound and the mixture."""
     one = out.one
@@ -952,7 +953,8 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         nonlocal remote
         if not remote or not ready.done(): return  # no worker, or it is starting: nothing waits behind that
         busy = isinstance(rows, _Twin) and not rows.done()  # fitting the twin: one part waits behind it, no more, so
-        while remote and todo and len(pending) < (1 if busy else 2):  # that it starts at once when the twin is done,
+        while remote and len(todo) > (1 if pending else 0) and len(pending) < (1 if busy else 2):  # that it starts at once
+            # when the twin is done (a second chunk leaves this process a part: with two parts left, one is its own),
             size = 1 if busy else max(1, min(_WORKER_CHUNK, len(todo) // 4))  # and this process rarely waits for it
             # (smaller chunks towards the end: neither side waits long)
             chunk = todo[-size:]
