@@ -595,18 +595,19 @@ def _kmeans_plusplus_1d_many(X, k: int, seeds) -> np.ndarray:
         pot, closest, idx[:, c] = pots[rows, best], d[rows, best], cand[rows, best]
     return idx
 
-def gmm_1d_many(X, n_components: int, reg=1e-6, seeds=None, max_iter: int = 100, tol: float = 1e-3) -> tuple:
-    """`gmm_1d(X[j], n_components, reg[j], random_state=seeds[j])` for every row j of `X` (rows x samples) at once:
-    `(weights, means, sds, bics)`, each row's fit the same to the bit, the EM steps of all rows taken together (a row
-    leaves once its own fit has converged). A row whose samples repeat (at most half of them distinct, where `gmm_1d`
-    fits the distinct values weighted by their counts) is fitted by `gmm_1d` alone."""
+def gmm_1d_many(X, n_components: int, seeds, reg=1e-6, max_iter: int = 100, tol: float = 1e-3) -> tuple:
+    """`gmm_1d(X[j], n_components, reg[j], random_state=seeds[j])` for every row j of `X` (rows x samples; `seeds`
+    integers, one per row) at once: `(weights, means, sds, bics)`, each row's fit the same to the bit, the EM steps of
+    all rows taken together (a row leaves once its own fit has converged). A row whose samples repeat (at most half of
+    them distinct, where `gmm_1d` fits the distinct values weighted by their counts) is fitted by `gmm_1d` alone, and so
+    is every row above 128 components (where `gmm_1d` sums the components as numpy does, not in `_sum_components`' order)."""
     X = np.asarray(X, dtype=float)
     J, n = X.shape
     k = n_components
     reg = np.broadcast_to(np.asarray(reg, dtype=float), (J,))
     seeds = np.broadcast_to(np.asarray(seeds), (J,))
     W, MU, SD, bic = np.empty((J, k)), np.empty((J, k)), np.empty((J, k)), np.empty(J)
-    ties = np.array([2 * len(np.unique(x)) <= n for x in X], dtype=bool)
+    ties = np.array([k > 128 or 2 * len(np.unique(x)) <= n for x in X], dtype=bool)  # (alone)
     for j in np.flatnonzero(ties):
         w, mu, sd, b = gmm_1d(X[j], k, reg=reg[j], max_iter=max_iter, tol=tol, random_state=int(seeds[j]))
         W[j], MU[j], SD[j], bic[j] = w, mu, sd, b
@@ -645,8 +646,8 @@ def _fit_many(jobs) -> list:
                 x, k, reg, seed = jobs[chunk[0]]
                 out[chunk[0]] = gmm_1d(x, k, reg=reg, random_state=seed)
                 continue
-            fits = gmm_1d_many(np.stack([jobs[i][0] for i in chunk]), k, [jobs[i][2] for i in chunk],
-                               [jobs[i][3] for i in chunk])
+            fits = gmm_1d_many(np.stack([jobs[i][0] for i in chunk]), k, [jobs[i][3] for i in chunk],
+                               [jobs[i][2] for i in chunk])
             for row, i in enumerate(chunk): out[i] = tuple(f[row] for f in fits)
     return out
 
@@ -655,7 +656,7 @@ class _Scan:
     def __init__(self, x, values, points, extra, floor, sizes, seeds, scales, laplacians):
         self.x, self.values, self.points, self.extra, self.floor = x, values, points, extra, floor
         self.sizes, self.seeds, self.scales, self.laplacians = sizes, seeds, scales, laplacians
-        self.best, self.k_best, self.scale_seeds = None, 0, []
+        self.best, self.k_best, self.scale_seeds, self.column = None, 0, [], None
 
     def scale_sizes(self) -> list:
         "Per scale, its mixture's size: `m` times the BIC size (the BIC fit itself where that is the BIC size)."
@@ -667,10 +668,10 @@ class _Scan:
         return sum(k != len(self.best[0]) for k in self.scale_sizes())
 
     def atoms(self, fits: dict) -> list:
-        "The column's atoms from its BIC fit and `fits`, the scales' own by size."
+        "The column's atoms from its BIC fit and `fits`, the scales' own by their place in `scales`."
         k_bic, means, sds, first = len(self.best[0]), [], [], 0
         for i, k in enumerate(self.scale_sizes()):  # one mixture per scale
-            _, mu, sd, _ = self.best if k == k_bic else fits[k]
+            _, mu, sd, _ = self.best if k == k_bic else fits[i]
             order = np.argsort(mu)
             means += list(mu[order]); sds += list(sd[order])
             if i == 0: first = len(means)
@@ -696,32 +697,42 @@ def _planned(x, rng, max_components, max_discrete, laplacians, scales, max_fit_s
     if len(x) > max_fit_samples: x = rng.choice(x, max_fit_samples, replace=False)
     floor = atom_floor(x, values)  # no atom narrower than what the data resolve
     if max_atoms is not None:  # a budget of Gaussians over all scales: the largest BIC size that keeps within it
+        if isinstance(max_atoms, bool) or not isinstance(max_atoms, numbers.Integral) or max_atoms < 1:
+            raise ValueError(f"max_atoms must be a positive integer or None, got {max_atoms!r}.")
         max_components = max(1, min(max_components, int(max_atoms // sum(scales))))
     sizes = range(1, min(max_components, len(values) // 2) + 1)
     seeds = [rng.randint(2**31 - 1) for _ in sizes]  # every size's seed, fitted or not: the same draws as a full scan
     return _Scan(x, values, points, extra, floor, sizes, seeds, scales, laplacians)
 
-def _scanned(scans, patience):
+def _scanned(scans, patience, made: dict = None):
     """Run the BIC scans of `scans` side by side, each size's fits of every column still scanning at once (`_fit_many`):
-    each column stops once `patience` sizes in a row fail to lower its BIC (None: every size)."""
+    each column stops once `patience` sizes in a row fail to lower its BIC (None: every size). `made` keeps each fit by
+    (its scan's `column`, size, seed), with its samples, and gives it back where the same is asked again."""
+    made = {} if made is None else made
     for k in range(1, max((len(s.sizes) for s in scans), default=0) + 1):
         todo = [s for s in scans if k <= len(s.sizes) and (patience is None or k - s.k_best <= patience)]
-        for s, gm in zip(todo, _fit_many([(s.x, k, s.floor ** 2, s.seeds[k - 1]) for s in todo])):
+        key = lambda s: (s.column, k, s.seeds[k - 1], s.floor)
+        old = {id(s): made[key(s)][1] for s in todo if key(s) in made and np.array_equal(made[key(s)][0], s.x)}
+        new = [s for s in todo if id(s) not in old]
+        for s, gm in zip(new, _fit_many([(s.x, k, s.floor ** 2, s.seeds[k - 1]) for s in new])):
+            old[id(s)], made[key(s)] = gm, (s.x, gm)
+        for s in todo:
+            gm = old[id(s)]
             if s.best is None or gm[3] < s.best[3]: s.best, s.k_best = gm, k
 
 def _scale_fits(scans) -> list:
-    "Per scan, its scales' own fits by size (`scale_seeds` in the order of `scales`), all at once (`_fit_many`)."
+    "Per scan, its scales' own fits by their place in `scales` (seeds `scale_seeds` in that order), all at once (`_fit_many`)."
     jobs, owners = [], []
     for i, s in enumerate(scans):
         seeds = iter(s.scale_seeds)
-        for k in s.scale_sizes():
+        for place, k in enumerate(s.scale_sizes()):
             if k != len(s.best[0]):
-                jobs.append((s.x, k, s.floor ** 2, next(seeds))); owners.append((i, k))
+                jobs.append((s.x, k, s.floor ** 2, next(seeds))); owners.append((i, place))
     out = [{} for _ in scans]
-    for (i, k), fit in zip(owners, _fit_many(jobs)): out[i][k] = fit
+    for (i, place), fit in zip(owners, _fit_many(jobs)): out[i][place] = fit
     return out
 
-def _check_options(quantile_atoms, heavy, scales, patience, max_atoms):
+def _check_options(quantile_atoms, heavy, scales, patience):
     if isinstance(quantile_atoms, bool) or not isinstance(quantile_atoms, numbers.Integral) or quantile_atoms < 0:
         raise ValueError(f"quantile_atoms must be an integer >= 0, got {quantile_atoms!r}.")
     if not (isinstance(heavy, numbers.Real) and 0 <= heavy <= 1):
@@ -729,8 +740,6 @@ def _check_options(quantile_atoms, heavy, scales, patience, max_atoms):
     _check_scales(scales)
     if patience is not None and (isinstance(patience, bool) or not isinstance(patience, numbers.Integral) or patience < 1):
         raise ValueError(f"patience must be a positive integer or None, got {patience!r}.")
-    if max_atoms is not None and (isinstance(max_atoms, bool) or not isinstance(max_atoms, numbers.Integral) or max_atoms < 1):
-        raise ValueError(f"max_atoms must be a positive integer or None, got {max_atoms!r}.")
 
 def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplacians: bool = False, scales=(1, 2),
                     max_fit_samples: int = 4000, quantile_atoms: int = 0, discrete: bool = None, heavy: float = 0.05,
@@ -740,7 +749,7 @@ def auto_dictionary(x, max_components: int = 10, max_discrete: int = 16, laplaci
     resolution (plus optional Laplacians and kernel-width Gaussians). The BIC scan over sizes 1 to `max_components`
     stops once `patience` sizes in a row fail to lower it (None: every size); each size's seed is drawn as if every
     size were fitted, so the atoms are the full scan's whenever its lowest BIC comes before that stop."""
-    _check_options(quantile_atoms, heavy, scales, patience, max_atoms)
+    _check_options(quantile_atoms, heavy, scales, patience)
     rng = check_random_state(random_state)
     plan = _planned(x, rng, max_components, max_discrete, laplacians, scales, max_fit_samples, quantile_atoms, discrete,
                     heavy, max_atoms)
@@ -753,26 +762,35 @@ def columns_dictionaries(columns, random_state=None, **kwargs) -> list:
     """`[auto_dictionary(x, random_state=rng, **kwargs) for x in columns()]` with one random state `rng`, the columns'
     scans and fits run side by side: the same atoms and the same draws from `rng`. `columns` is a function that gives
     the columns (an iterable, read lazily: it may draw from `random_state` too, between columns). Each column's scales
-    draw their seeds after its scan; here they are drawn before the next column's, one per scale but 1, and where a
-    column's scale turns out to be its BIC size (no draw), the columns are fitted again one by one from the same state."""
+    draw their seeds after its scan; here they are drawn before the next column's, one per scale but 1. Where a column
+    turns out to draw fewer (a scale's size is its BIC size, as where a column holds few values), the columns are
+    planned again from the random state as it was, that column's draws now known (and every earlier one's), and
+    scanned again: the fits already made for the same column, size, seed and samples are reused. Where a fit raises,
+    the random state is left further on than column by column (every column's seeds are drawn first)."""
     opts = dict(max_components=10, max_discrete=16, laplacians=False, scales=(1, 2), max_fit_samples=4000,
-                quantile_atoms=0, discrete=None, heavy=0.05, max_atoms=None, patience=_BIC_PATIENCE)
+                quantile_atoms=0, discrete=None, heavy=0.05, max_atoms=None)
+    patience = kwargs.pop('patience', _BIC_PATIENCE)
     unknown = set(kwargs) - set(opts)
     if unknown: raise TypeError(f"columns_dictionaries got unexpected keyword arguments {sorted(unknown)}.")
     opts.update(kwargs)
-    _check_options(opts['quantile_atoms'], opts['heavy'], opts['scales'], opts['patience'], opts['max_atoms'])
+    _check_options(opts['quantile_atoms'], opts['heavy'], opts['scales'], patience)
     rng = check_random_state(random_state)
     state = rng.get_state()
     guess = sum(m != 1 for m in opts['scales'])  # a scale other than 1 makes a mixture of its own, drawing its seed
-    plans = []
-    for x in columns():
-        plans.append(_planned(x, rng, **{k: v for k, v in opts.items() if k != 'patience'}))
-        if isinstance(plans[-1], _Scan): plans[-1].scale_seeds = [rng.randint(2**31 - 1) for _ in range(guess)]
-    scans = [p for p in plans if isinstance(p, _Scan)]
-    _scanned(scans, opts['patience'])
-    if any(s.draws() != guess for s in scans):  # a scale at the BIC size drew nothing there: one by one instead
-        rng.set_state(state)
-        return [auto_dictionary(x, random_state=rng, **opts) for x in columns()]
+    known, made = {}, {}  # each column's scale draws, where a scan has told; the fits made, by column, size and seed
+    while True:
+        plans = []
+        for j, x in enumerate(columns()):
+            plans.append(_planned(x, rng, **opts))
+            if isinstance(plans[-1], _Scan):
+                plans[-1].column = j
+                plans[-1].scale_seeds = [rng.randint(2**31 - 1) for _ in range(known.get(j, guess))]
+        scans = [p for p in plans if isinstance(p, _Scan)]
+        _scanned(scans, patience, made)
+        wrong = [s.column for s in scans if s.draws() != len(s.scale_seeds)]
+        if not wrong: break
+        known.update((s.column, s.draws()) for s in scans if s.column <= wrong[0])  # right up to the first wrong one
+        rng.set_state(state)  # and again from there
     fits = iter(_scale_fits(scans))
     return [p.atoms(next(fits)) if isinstance(p, _Scan) else p for p in plans]
 

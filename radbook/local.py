@@ -25,7 +25,7 @@ from sklearn.utils import check_random_state
 from .datapass import held_out_rows
 from .dictionaries import DictionaryCPD, peel_heavy, is_discrete
 from .gmm import gaussian_mixture, many_gaussians
-from .learn import single_threaded
+from .learn import single_threaded, _GRID_ROWS
 from .workers import submit, result, warm, outcome, replay, in_worker, sharing
 from .density import _log_density, seen_weight
 from .shape import _ROTATIONS, _SOLO, _map_of
@@ -543,21 +543,26 @@ def _twin_ahead(token: str, base, X, sample_weight, kind, race):
 
 class _Ahead:
     """The one frame's EM twin fitted ahead on the worker. `fit_local` makes one for the one frame `one` (the twin's
-    `base`, rows `X` and weights), and the one frame's Radon fit calls `chosen` once its shape step has chosen the map
-    (`_shape_chosen`, from `RAD._begin`): the twin's first fit then goes to the worker (`_twin_ahead`) while this
-    process counts and solves the one frame, where the worker was idle. `fitted(kind, race)` gives that fit to
+    `base`, rows `X` and weights, and `ready`, the worker's start), and the one frame's Radon fit calls `chosen` once
+    its shape step has chosen the map (`_shape_chosen`, from `RAD._begin`): the twin's first fit then goes to the worker
+    (`_twin_ahead`) while this process counts and solves the one frame, where the worker was idle. Not where the worker
+    is still starting (this process would then wait for it where it could fit the twin itself sooner), nor where the
+    start is still to be raced (no start chosen on `_GRID_ROWS` rows or more, as under a given `shape`: the race's
+    winner is the twin's start). `fitted(kind, race)` gives that fit to
     `_fit_twin` where it was made for the same map and start (the one frame's `_frame_kind` and `_dictionary_start`,
     which the shape step's start is wherever a start was chosen): on this process from its future (None where the worker
     has not begun it: cancelled, fitted here instead; or where the worker failed), on the worker from what `_twin_ahead`
     kept there (None where it holds nothing, as after a restart): the same fit, bit for bit, its warnings shown and its
     error raised where `_fit_twin` would have raised it."""
-    def __init__(self, one, base, X, sample_weight):
-        self.one, self.args, self.token = one, (base, X, sample_weight), uuid.uuid4().hex
+    def __init__(self, one, base, X, sample_weight, ready: Future):
+        self.one, self.args, self.ready, self.token = one, (base, X, sample_weight), ready, uuid.uuid4().hex
         self.submitted, self.kind, self.race, self.future = False, None, None, None
 
-    def chosen(self, estimator, shape, scores, start):
-        "The shape step of `estimator` chose `shape` (with `scores`) and `start`: where it is the one frame, fit its twin ahead."
-        if estimator is not self.one or self.submitted: return
+    def chosen(self, estimator, shape, scores, start, rows: int):
+        """The shape step of `estimator` chose `shape` (with `scores`) and `start` on a table of `rows` rows: where it is
+        the one frame, fit its twin ahead."""
+        if estimator is not self.one or self.submitted or not self.ready.done(): return
+        if start is None and rows >= _GRID_ROWS: return  # its start is raced next: not known yet
         self.kind = _frame_kind(SimpleNamespace(shape_=None if shape.identity else shape, shape=estimator.shape,
                                                 shape_scores_=scores))
         self.race = start
@@ -577,15 +582,15 @@ class _Ahead:
         return replay(kept)
 
     def __getstate__(self):  # to the worker: the token and what was chosen (its outcome is there)
-        return {**self.__dict__, 'one': None, 'args': None, 'future': None}
+        return {**self.__dict__, 'one': None, 'args': None, 'future': None, 'ready': None}
 
 _after_shape = ContextVar('radbook_after_shape', default=None)  # `fit_local`'s `_Ahead` while its one frame fits
 
-def _shape_chosen(estimator, shape, scores, start):
-    """Called by a Radon fit (`RAD._begin`) once its shape step has chosen: `fit_local`'s `_Ahead`, where this is its one
-    frame, fits the twin ahead (`_Ahead.chosen`)."""
+def _shape_chosen(estimator, shape, scores, start, rows: int):
+    """Called by a Radon fit (`RAD._begin`) once its shape step has chosen (on a table of `rows` rows): `fit_local`'s
+    `_Ahead`, where this is its one frame, fits the twin ahead (`_Ahead.chosen`)."""
     ahead = _after_shape.get()
-    if ahead is not None: ahead.chosen(estimator, shape, scores, start)
+    if ahead is not None: ahead.chosen(estimator, shape, scores, start, rows)
 
 _TWIN_DOUBLINGS = 3  # a kept twin's rank is doubled while its held-out score rises, at most this many times (each
 # doubling one EM from the smaller twin's atoms, `em_grow`: 1 to 3 s on `diamonds`' 20,000 rows and on `digits`)
@@ -736,7 +741,7 @@ def fit_local(estimator, X, sample_weight=None, keep='auto', n_parts=_PART_GRID,
     if _worker_aside(base, X, keep, parts):
         try: ready = warm()
         except Exception: pass  # no worker: the twin on a thread or here, every part here (below)
-    ahead = (_Ahead(one, base, X, sample_weight)  # the twin's first fit on the worker once the shape step has chosen
+    ahead = (_Ahead(one, base, X, sample_weight, ready)  # the twin's first fit on the worker once the shape step has chosen
              if ready is not None and keep == 'auto' and twin and _em_allowed(base) and base.validation_fraction > 0
              else None)
     token = _after_shape.set(ahead)

@@ -239,7 +239,8 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
                                                                     axis=self._own_axis())
         if rows is not None: self._shape_rows = rows  # per row it scored: what kernel frames may be judged beside (03j)
         if independent: return _Stream(None, summary, None, None, None, options, shape)
-        _shape_chosen(self, shape, self.shape_scores_, start)  # `fit_local`'s one frame: its twin may fit ahead (03g)
+        _shape_chosen(self, shape, self.shape_scores_, start, summary.n_samples)  # `fit_local`'s one frame: its twin
+        # may fit ahead (03g)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
                         rank=rank, random_state=rng, start=start)  # the shape step's start for its map, alone
         counts = count_pass(X, plan, self.validation_fraction, prepare=shape.through(plan.prepare), sample_weight=weights,
