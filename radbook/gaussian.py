@@ -11,13 +11,15 @@ from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 from .dictionaries import DictionaryCPD, PointMass, is_discrete, atom_logpdfs, _draw_categorical
 from .gmm import gaussian_mixture
-from .local import (LocalFit, smooth_columns, before_refit, stack_weight, _held_rows, _stacked_gain, _beats,
+from .local import (LocalFit, smooth_columns, before_refit, stack_weight, _held_read, _stacked_gain, _beats,
                            _MIN_SHARE, _MIN_TOTAL_CORRELATION)
+from .density import _log_density
 from .shape import _CV_HELD
 from .solver import _COEF_FLOOR, floor_factors
 
 # %% auto #0
-__all__ = ['gaussian_logpdfs', 'GaussianFrames', 'fit_gaussian_frames', 'gaussian_search', 'with_gaussian', 'gaussian_by_bic']
+__all__ = ['gaussian_logpdfs', 'GaussianFrames', 'fit_gaussian_frames', 'gaussian_search', 'held_search', 'with_gaussian',
+           'gaussian_by_bic']
 
 # %% ../nbs/03i_gaussian.ipynb #2b32f650
 _LOG_2PI = np.log(2 * np.pi)
@@ -346,14 +348,23 @@ def gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights=N
 _GAUSS_REFIT_ITER = 20  # EM steps of the kept Gaussian frames on every row, from the candidate's (100 took 2.4 s a
 # fold on curved's 8,000 rows for 0.005 nats a row)
 
-def with_gaussian(fit: LocalFit, X, sample_weight=None) -> LocalFit:
+def held_search(Z, columns, dictionaries, fit_weights, read, held_weights=None, random_state=None) -> tuple:
+    """`gaussian_search` with every candidate scored on held-out rows read as a fit reads them once (`read`, what
+    `_held_read` gives: `_held_rows` with it is the fit's own score): a call of plain values alone, which the worker
+    process can make ahead of its turn (notebook `03n_ahead`)."""
+    def score(g):
+        with np.errstate(all='ignore'): return _log_density(g, *read)
+    return gaussian_search(Z, columns, dictionaries, fit_weights, score, held_weights, random_state=random_state)
+
+def with_gaussian(fit: LocalFit, X, sample_weight=None, made=None) -> LocalFit:
     """`fit` (what `fit_local` returns for the rows `X`, weighted by `sample_weight`) with Gaussian frames beside RAD's
     density where its held-out rows keep them (`gaussian_search`, then the cross-fitted rule above): `fit.gauss`, the
     frames refitted on every row (`fit.gauss_before` before that refit), and `fit.gauss_share` their weight $\\gamma$; `fit.scores` gains 'gaussian' (their
     held-out mean), 'gaussian_share' and 'gaussian_gain' wherever they were fitted. Unchanged with fewer than 15
     held-out rows (`_CV_HELD`, where the shape step cross-validates instead: too few to judge by), where the partition
     of local frames has a total correlation below a quarter nat per row (`_MIN_TOTAL_CORRELATION`), without a smooth
-    continuous column, or with a continuous column that is not smooth."""
+    continuous column, or with a continuous column that is not smooth. `made(f, *args)`, where given, makes the search's
+    call `held_search(*args)` (an `Ahead` of notebook `03n_ahead` gives it as the worker made it ahead, where it did)."""
     held, one = fit.held, fit.one
     if held is None or held.sum() < _CV_HELD: return fit  # too few held-out rows to tell two densities apart
     if fit.partition is not None and fit.partition.total_correlation() < _MIN_TOTAL_CORRELATION:
@@ -365,8 +376,8 @@ def with_gaussian(fit: LocalFit, X, sample_weight=None) -> LocalFit:
     if not len(columns) or any(not flags[n] for n in others): return fit
     w = np.ones(len(Z)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     v = w[held]
-    found = gaussian_search(Z, columns, one.dictionaries_, np.where(held, 0.0, w), lambda g: _held_rows(one, g, X, held),
-                            v, random_state=one.random_state)
+    args = (Z, columns, one.dictionaries_, np.where(held, 0.0, w), _held_read(one, X, held), v, one.random_state)
+    found = held_search(*args) if made is None else made(held_search, *args)
     if found is None: return fit
     g, g_rows, _ = found
     rows = fit.held_rows(X)  # RAD's own density there (each part's rows as the parts' step scored them)

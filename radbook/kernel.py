@@ -317,7 +317,7 @@ def _too_few(training, complete) -> bool:
     "Whether kernel frames are not tried on rows of these `training` weights, of which those `complete` hold every smooth column."
     return (training > 0).sum() > _KERNEL_ROWS or ((training > 0) & complete).sum() < _KERNEL_MIN_ROWS
 
-def with_kernel(fit: LocalFit, X, sample_weight=None) -> LocalFit:
+def with_kernel(fit: LocalFit, X, sample_weight=None, made=None) -> LocalFit:
     """`fit` (what `fit_local` and `with_gaussian` return for the rows `X`, weighted by `sample_weight`) with kernel
     frames beside its density where rows they were not built on keep them (`kernel_frames`, then the cross-fitted rule
     above): `fit.kernel`, the frames on every row, and `fit.kernel_share` their weight $\\kappa$; `fit.scores` gains
@@ -327,7 +327,9 @@ def with_kernel(fit: LocalFit, X, sample_weight=None) -> LocalFit:
     every smooth column (`_too_few`): judged on at least `_CV_HELD` held-out rows, else on every row where the one
     frame's shape step scored its winner on folds (`choose_shape`'s `per_row`, which `fit_local`'s one frame keeps as
     `_shape_rows`), the kernel frames built on the same folds. Where the fit is cheap, the next step (`with_stack`,
-    notebook `03k_stack`) judges the held-out case again on every row, out of fold."""
+    notebook `03k_stack`) judges the held-out case again on every row, out of fold. `made(f, *args)`, where given,
+    makes the held-out case's first call `kernel_frames(*args)` (an `Ahead` of notebook `03n_ahead` gives it as the
+    worker made it ahead, where it did)."""
     held, one = fit.held, fit.one
     if held is None: return fit
     Z = one.encode(X)
@@ -338,7 +340,8 @@ def with_kernel(fit: LocalFit, X, sample_weight=None) -> LocalFit:
     if held.sum() >= _CV_HELD:  # the held-out rows judge, as for the Gaussian frames
         training = np.where(held, 0.0, w)
         if _too_few(training, complete): return fit
-        kern = kernel_frames(Z, columns, one.dictionaries_, training, random_state=one.random_state)
+        args = (Z, columns, one.dictionaries_, training, None, None, one.random_state)  # no bandwidth, no smoothing: chosen
+        kern = kernel_frames(*args) if made is None else made(kernel_frames, *args)
         before = fit.mixture(before_refit, refitted=False)  # no refit on the held-out rows anywhere in it
         v, rows, k_rows, judge = w[held], _held_rows(one, before, X, held), _held_rows(one, kern, X, held), 'held-out'
     else:  # every row, out of fold, on the folds the shape step scored its winner on

@@ -31,6 +31,7 @@ from .gaussian import with_gaussian
 from .kernel import with_kernel
 from .stack import with_stack, warm_for_folds
 from .seeds import with_seeds
+from .ahead import ahead_for, frames_ahead, plan_made
 from .em import EMFit, em_fit, em_grow, em_result
 from .independent import independent_fit
 from .determined import find_determined, find_intervals, find_labels, DeterminedDensity
@@ -243,6 +244,8 @@ class BasePairwiseDensity(TableDensityMixin, DensityMixin, BaseEstimator):
         # may fit ahead (03g)
         plan = plan_fit(shape.map_summary(summary), seed, n_bins, table, self._statistics(options), discrete, names,
                         rank=rank, random_state=rng, start=start)  # the shape step's start for its map, alone
+        plan_made(self, X, seed, weights, summary, plan)  # `fit_local`'s one frame: its Gaussian and kernel frames' first
+        # calls may start on the worker (03n)
         counts = count_pass(X, plan, self.validation_fraction, prepare=shape.through(plan.prepare), sample_weight=weights,
                             progress=self.verbose > 0)
         return _Stream(plan, summary, counts, X.shape[0] if hasattr(X, 'shape') else None, copy.deepcopy(rng), options, shape)
@@ -861,17 +864,22 @@ class RAD(BasePairwiseDensity):
             return self._take(None)
         # one thread for the partition's small products and k-means; every dictionary EM of the fit (its folds, parts,
         # twin) decides whether its coefficient prior applies by the table's rows
-        with single_threaded(), table_rows(counted_rows(X, sample_weight)):
-            if kind == 'auto': warm_for_folds(self, X, sample_weight)  # the judge's folds may share the worker (last step)
-            say = _StepReport(self.verbose)
-            fit = say('local frames', fit_local(self, X, sample_weight, keep=kind))
-            if kind == 'auto':  # then Gaussian frames, kernel frames, the last shares out of fold where cheap, and
-                # on a table of discrete columns alone the fit at other seeds
-                fit = say('Gaussian frames', with_gaussian(fit, X, sample_weight))
-                fit = say('kernel frames', with_kernel(fit, X, sample_weight))
-                fit = say('out of fold', with_stack(fit, X, sample_weight, self))
-                fit = say('seeds', with_seeds(fit, X, sample_weight, self))
-            return self._take(fit)
+        made = ahead_for(self, X) if kind == 'auto' else None  # the Gaussian and kernel frames' first calls, made on the
+        # worker while the one frame solves (notebook 03n_ahead)
+        try:
+            with single_threaded(), table_rows(counted_rows(X, sample_weight)):
+                if kind == 'auto': warm_for_folds(self, X, sample_weight)  # the judge's folds may share the worker (last step)
+                say = _StepReport(self.verbose)
+                with frames_ahead(made): fit = say('local frames', fit_local(self, X, sample_weight, keep=kind))
+                if kind == 'auto':  # then Gaussian frames, kernel frames, the last shares out of fold where cheap, and
+                    # on a table of discrete columns alone the fit at other seeds
+                    fit = say('Gaussian frames', with_gaussian(fit, X, sample_weight, made=made))
+                    fit = say('kernel frames', with_kernel(fit, X, sample_weight, made=made))
+                    fit = say('out of fold', with_stack(fit, X, sample_weight, self))
+                    fit = say('seeds', with_seeds(fit, X, sample_weight, self))
+                return self._take(fit)
+        finally:
+            if made is not None: made.close()
 
     def _determined_rules(self, X, sample_weight=None) -> list:
         """The rules of the columns of `X` that another discrete column determines (`find_determined`, notebook
