@@ -592,8 +592,9 @@ class RAD(BasePairwiseDensity):
         one, None one (but inside `joblib.parallel_config(n_jobs=...)`), k that many; one inside a joblib worker (a grid
         search's). Where it allows two or more, the fit uses a second process (notebook `03e2_workers`, started as the
         fit begins where a step may use it): the one frame's EM twin and the local parts are shared
-        with it (`fit_local`, notebook `03g_local`), and so are the cross-fitted judge's folds (`with_stack`, notebook
-        `03k_stack`); on a table of at least 5,000 rows of positive weight the twin takes a thread where that process
+        with it (`fit_local`, notebook `03g_local`), the Gaussian and kernel frames' first calls are made there while
+        the one frame solves (notebook `03n_ahead`), and the cross-fitted judge's folds are shared too (`with_stack`,
+        notebook `03k_stack`); on a table of at least 5,000 rows of positive weight the twin takes a thread where that process
         has not started yet. Two at most are used; the fit is the same, bit for bit, on any number of threads.
     paper_options : PaperOptions or None, default=None
         The paper's algorithm, for reproducing it: its start, plain Armijo steps, Monte Carlo operators
