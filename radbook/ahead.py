@@ -39,6 +39,11 @@ def same(a, b) -> bool:
     if isinstance(a, rv_frozen): return a.dist.name == b.dist.name and same(a.args, b.args) and same(a.kwds, b.kwds)
     return bool(a == b)
 
+def _same_safely(a, b) -> bool:
+    "`same`, False where comparing raises (an object whose `==` is no truth value, say): a call made here instead."
+    try: return same(a, b)
+    except Exception: return False
+
 def _snapshot(a):
     "`a` as `same` reads it, kept as it is now: arrays copied, lists, tuples and dicts rebuilt, anything else itself."
     if isinstance(a, np.ndarray): return a.copy()
@@ -64,7 +69,7 @@ class Ahead:
 
     def __call__(self, f, *args):
         for i, (g, kept, future) in enumerate(self.started):
-            if g is not f or not same(kept, args): continue
+            if g is not f or not _same_safely(kept, args): continue
             del self.started[i]
             if future.cancel(): break  # not begun: here, at once
             try: out = result(future)
@@ -120,11 +125,14 @@ def plan_made(estimator, X, seed: int, weights, summary, plan):
     """Called by a Radon fit (`RAD._begin`) once its `plan` is made (for the rows `X`, as the fit reads them, weighted
     by `weights`; `seed`, the rows' draw; `summary`, their summary): inside `frames_ahead`, where this is the first fit
     that keeps its shape step's rows (`fit_local`'s one frame) and the worker has started, start the Gaussian and
-    kernel frames' first calls there (`_frames_calls`)."""
+    kernel frames' first calls there (`_frames_calls`). Never an error of its own: where those calls cannot be read
+    ahead, nothing is started, and the steps make their own calls in turn."""
     made = _frames.get()
     if made is None or made.begun or not getattr(estimator, '_keeps_rows', False): return
     made.begun = True  # the one frame, and no later fit (the judge's folds keep their rows too)
     if made.ready is None or not made.ready.done() or made.ready.exception() is not None: return  # starting: not now
     Z = np.asarray(X, dtype=float) if isinstance(X, np.ndarray) else None
     if Z is None or Z.ndim != 2: return  # (the local frames read rows in memory)
-    for f, args in _frames_calls(estimator, Z, seed, weights, summary, plan): made.start(f, *args)
+    try: calls = _frames_calls(estimator, Z, seed, weights, summary, plan)
+    except Exception: return  # a table these calls cannot read ahead: each step makes its own, and says why if it fails
+    for f, args in calls: made.start(f, *args)

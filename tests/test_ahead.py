@@ -64,3 +64,14 @@ def test_a_table_of_discrete_columns_alone_starts_nothing(monkeypatch):
     two, one, made = _fits(monkeypatch, X)
     assert made.taken == [] and made.begun
     np.testing.assert_array_equal(two.score_samples(X), one.score_samples(X))
+
+
+def test_a_plan_the_calls_cannot_read_fails_nothing(monkeypatch):
+    "Where the calls cannot be read ahead (here: every reading raises), nothing starts and the fit is as before."
+    import radbook.ahead as A
+    def refused(*args): raise RuntimeError("cannot read this plan ahead")
+    monkeypatch.setattr(A, '_frames_calls', refused)
+    X = _penguins()
+    two, one, made = _fits(monkeypatch, X)
+    assert made.taken == [] and made.begun
+    np.testing.assert_array_equal(two.score_samples(X), one.score_samples(X))
