@@ -900,7 +900,9 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     started here), the parts are shared with it (`submit`, notebook `03e2_workers`): this process takes them one at a
     time from the front of that order, the worker, once it has started, in chunks from its end (`_WORKER_CHUNK` at
     most, and a quarter of those left, so both end together; while it still fits the twin, one part waits behind it; a second
-    chunk waits behind its first only where a part is left for this process),
+    chunk waits behind its first only where a part is left for this process; a chunk is given only once the parts whose
+    fits are in have been checked, so that parts abandoned leave the worker nothing to fit after the fit: loky hands
+    a call over at once and cannot cancel it then),
     and each part is checked in order once its fit is in: the same fits and the same outcome, bit for bit. Each part scores every held-out row once (`_part_raw`, on the worker for its own), for
     its bound and the mixture."""
     one = out.one
@@ -974,8 +976,7 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
         except Exception:  # it died, or could not read the arguments: its parts here in their turn, and the rest
             here_all([chunk] + [later for later, _ in pending])
             pending.clear()
-            remote = False
-        give()
+            remote = False  # (the next chunk is given once the parts in are checked: `stopped`, then `give`)
     def stopped(wait: bool) -> bool:  # check the parts in `order` as far as their fits are in: True where they stop
         nonlocal k
         while pending and pending[0][1].done(): take()

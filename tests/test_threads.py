@@ -306,6 +306,34 @@ def test_a_worker_that_starts_late_still_takes_parts(monkeypatch):
     np.testing.assert_array_equal(one.density.logpdf(Z), two.density.logpdf(Z))
 
 
+def test_parts_abandoned_leave_the_worker_nothing_to_fit(monkeypatch):
+    """Where the first check abandons the parts, no chunk of parts goes to the worker after this process's first part:
+    the chunks the worker gave back meanwhile are read and checked first. (A chunk handed over then could not be
+    cancelled: loky passes a call on at once, and the worker would have fitted it after the fit, for nothing.)"""
+    rng = np.random.default_rng(1)
+    t = rng.uniform(-2, 2, 1500)
+    X = np.c_[t, t ** 2 + 0.1 * rng.normal(size=1500), np.sin(2 * t) + 0.1 * rng.normal(size=1500)]
+    for name, value in (('_CHECK_ROWS', 300), ('_WORKER_PARTS', 4), ('_WORKER_CHUNK', 3), ('_ABANDON', -1e9)):
+        monkeypatch.setattr(L, name, value)  # a dozen parts or more, every bound "trailing": abandoned at the first check
+    L.warm().result()
+    sent, submit, first = [], L.submit, threading.Event()
+    def recorded(f, *args):
+        future = submit(f, *args)
+        if f.__name__ == '_fit_parts': sent.append((first.is_set(), future))
+        return future
+    monkeypatch.setattr(L, 'submit', recorded)
+    fit_part = L._fit_part
+    def waits(*args):  # this process's first part ends once the worker has given back every chunk it was handed
+        out = fit_part(*args)
+        for _, future in list(sent): future.result(timeout=120)
+        first.set()
+        return out
+    monkeypatch.setattr(L, '_fit_part', waits)
+    out = _fit(2, X)
+    assert sent and first.is_set() and 'bound_gain' in out.scores and not out.parts
+    assert not any(after for after, _ in sent)  # every chunk was handed over before the check that abandoned them
+
+
 def test_no_worker_for_a_table_without_two_columns_of_numbers(monkeypatch):
     "A table of categories cannot have parts, so its fit starts no worker for the twin."
     import pandas as pd
