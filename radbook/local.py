@@ -900,9 +900,10 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
     started here), the parts are shared with it (`submit`, notebook `03e2_workers`): this process takes them one at a
     time from the front of that order, the worker, once it has started, in chunks from its end (`_WORKER_CHUNK` at
     most, and a quarter of those left, so both end together; while it still fits the twin, one part waits behind it; a second
-    chunk waits behind its first only where a part is left for this process; a chunk is given only once the parts whose
-    fits are in have been checked, so that parts abandoned leave the worker nothing to fit after the fit: loky hands
-    a call over at once and cannot cancel it then),
+    chunk waits behind its first only where a part is left for this process; a chunk that comes back is read, and the
+    parts in are checked as far as their order allows, before the next chunk is given, so that a check that abandons
+    the parts hands the worker nothing more: loky passes a call on at once and cannot cancel it then, and chunks given
+    before that check still run to their end),
     and each part is checked in order once its fit is in: the same fits and the same outcome, bit for bit. Each part scores every held-out row once (`_part_raw`, on the worker for its own), for
     its bound and the mixture."""
     one = out.one
@@ -969,14 +970,14 @@ def _local_parts(out, base, X, Z, w, held, flags, columns, complete, keep, n_par
             try: pending.append((chunk, submit(_fit_parts, base, [(c, settings(c)) for c in chunk], X, w, labels, holes,
                                                scored)))
             except Exception: todo.extend(chunk); remote = False  # no worker: the rest here
-    def take():  # the worker's first chunk of outcomes given and not read yet (waiting for it)
-        nonlocal remote
+    def take():  # the worker's first chunk of outcomes given and not read yet (waiting for it); the next chunk is
+        nonlocal remote  # given after the parts in are checked (`stopped`, then `give`), never here
         chunk, future = pending.pop(0)
         try: fits.update(zip(chunk, replay(result(future))))  # each part's own outcome, replayed in its turn
         except Exception:  # it died, or could not read the arguments: its parts here in their turn, and the rest
             here_all([chunk] + [later for later, _ in pending])
             pending.clear()
-            remote = False  # (the next chunk is given once the parts in are checked: `stopped`, then `give`)
+            remote = False
     def stopped(wait: bool) -> bool:  # check the parts in `order` as far as their fits are in: True where they stop
         nonlocal k
         while pending and pending[0][1].done(): take()

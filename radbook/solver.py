@@ -337,11 +337,13 @@ def component_steps(params, cap: float = _STEP_CAP) -> tuple:
 
 _RACE = 0.1  # rad_solve's `race`: a run whose best held-out loss is this share above the best run's stops after `patience`
 # iterations; before that, from the `_RACE_FROM`th, one that far behind times patience / t at iteration t (`_race_margin`)
-_RACE_FROM = 10  # the race judges no run before this iteration (on `digits` the runs' lags fell from 87-357 % at the 5th to 50-64 % at the 10th)
+_RACE_FROM = 10  # the race judges no run before this iteration or its `patience`th, whichever comes first (on `digits`
+# the runs' lags fell from 87-357 % at the 5th iteration to 50-64 % at the 10th)
 
 def _race_margin(race: float, patience: int, it: int) -> float:
     """How far above the best run's held-out loss (a share) a run of a race (`_run`) may be at iteration `it`: `race`
-    from `patience` iterations on; before that `race` times `patience / it` from the `_RACE_FROM`th; no bound earlier."""
+    from `patience` iterations on; before that `race` times `patience / it` from the `_RACE_FROM`th; no bound (inf)
+    earlier."""
     if it >= patience: return race
     return race * patience / it if it >= _RACE_FROM else np.inf
 
@@ -350,7 +352,8 @@ def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_
     and stops after `patience` iterations without improvement, or, with `race`, once its best held-out loss is more
     than `_race_margin` above the best of all runs so far: `race` (a share) once it has run `patience` iterations,
     before that, from the `_RACE_FROM`th, `race` times `patience` over the iterations run (at `patience` 50 and `race`
-    0.1, 50 % at the 10th iteration, 20 % at the 25th)."""
+    0.1, 50 % at the 10th iteration, 20 % at the 25th). Where the best held-out loss is zero or below (histograms
+    fitted exactly, up to rounding), no run lags by a share of it: the race stops none."""
     B0, lam0 = _stack(starts)
     S = len(starts)
     best = dict(score=np.full(S, np.inf), it=np.zeros(S, dtype=int), B=B0.copy(), lam=lam0.copy())
@@ -363,7 +366,8 @@ def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_
         b = idx[better]
         best['score'][b], best['it'][b], best['B'][b], best['lam'][b] = score[better], it, params[0][better], params[1][better]
         done = it - best['it'][idx] >= patience
-        if race is not None: done |= best['score'][idx] > (1 + _race_margin(race, patience, it)) * best['score'].min()
+        top, margin = best['score'].min(), np.inf if race is None else _race_margin(race, patience, it)
+        if top > 0 and np.isfinite(margin): done |= best['score'][idx] > (1 + margin) * top
         return done
     res = pgd_batch(loss.value_grad, (B0, lam0), loss.project, max_iter=max_iter, tol=tol, accelerate=accelerate,
                     callback=callback, value=loss.objective, grow=_STEP_GROWTH,
@@ -404,7 +408,7 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
               precondition: bool = False, first: int = 0, warm: tuple = None, race: float = None) -> RADSolution:
     """Fit `(B, weights)` to `loss` from several starts, stop each early by `val`, keep the best or average them, refit on `full`.
     With init='random', `first` skips the first starts drawn from `random_state` (run them with `n_init=first` and
-    join the two solutions with `merge_solutions`: together they equal one call with all the starts). `warm =
+    join the two solutions with `merge_solutions`: without a race, together they equal one call with all the starts). `warm =
     (coefs, weights)`, a fit of the same dictionaries (e.g. the tied-atom EM's), makes the first start that fit and
     every other one half that fit, half a random start (`warm_start`, init='random' only). `race` (a share, or None)
     stops a run that, after `patience` iterations, is still more than that share above the best run's held-out loss,

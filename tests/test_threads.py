@@ -307,9 +307,10 @@ def test_a_worker_that_starts_late_still_takes_parts(monkeypatch):
 
 
 def test_parts_abandoned_leave_the_worker_nothing_to_fit(monkeypatch):
-    """Where the first check abandons the parts, no chunk of parts goes to the worker after this process's first part:
-    the chunks the worker gave back meanwhile are read and checked first. (A chunk handed over then could not be
-    cancelled: loky passes a call on at once, and the worker would have fitted it after the fit, for nothing.)"""
+    """Where the first check abandons the parts, no chunk of parts goes to the worker between reading the chunks it gave
+    back and that check (this process's first part, fitted once every chunk handed over is back). A chunk handed over
+    then could not be cancelled: loky passes a call on at once, and the worker would have fitted it after the fit, for
+    nothing. (Chunks handed over before, at the start, still run to their end: the test waits for them.)"""
     rng = np.random.default_rng(1)
     t = rng.uniform(-2, 2, 1500)
     X = np.c_[t, t ** 2 + 0.1 * rng.normal(size=1500), np.sin(2 * t) + 0.1 * rng.normal(size=1500)]
@@ -331,7 +332,7 @@ def test_parts_abandoned_leave_the_worker_nothing_to_fit(monkeypatch):
     monkeypatch.setattr(L, '_fit_part', waits)
     out = _fit(2, X)
     assert sent and first.is_set() and 'bound_gain' in out.scores and not out.parts
-    assert not any(after for after, _ in sent)  # every chunk was handed over before the check that abandoned them
+    assert not any(after for after, _ in sent)  # none handed over once this process's first part was fitted
 
 
 def test_no_worker_for_a_table_without_two_columns_of_numbers(monkeypatch):
