@@ -455,10 +455,10 @@ class RAD(BasePairwiseDensity):
         Share of the samples held out to stop early and choose the start; 0 minimises J1 to convergence.
     patience : int, default=50
         Iterations without held-out improvement before a run stops (100 before issue 34: the same scores, notebook
-        `04_rad`, "Why RAD stops early"). Unless combine='average', a run that after `patience` iterations is still
-        more than 10 % above the best run's held-out loss stops too, keeping its best iterate so far; before its
-        `patience`th iteration, from its 10th, so does one more than 10 % times `patience` over the iterations it
-        has run above it (at patience=50, 50 % at the 10th iteration; notebook `03c_solver`, racing the starts).
+        `04_rad`, "Why RAD stops early"). Unless combine='average', a run that, from its 10th iteration, is more than
+        10 % times `patience` over the iterations it has run above the best run's held-out loss stops too, keeping
+        its best iterate so far (at patience=50, 50 % at the 10th iteration, 10 % at the 50th, 5 % at the 100th;
+        notebook `03c_solver`, racing the starts).
     smoothing : float >= 0 or 'auto', default=0.0
         Weight of a ridge penalty pulling every column of every B_n towards uniform weights; 'auto' picks it from
         (0, 0.01, 0.1, 1) by the held-out loss J1 (four fits, each from a quarter of the starts as for

@@ -335,24 +335,23 @@ def component_steps(params, cap: float = _STEP_CAP) -> tuple:
     r = top / np.maximum(lam, top / cap)
     return (r[:, None, None, :] ** 2, np.ones((len(lam), 1)))
 
-_RACE = 0.1  # rad_solve's `race`: a run whose best held-out loss is this share above the best run's stops after `patience`
-# iterations; before that, from the `_RACE_FROM`th, one that far behind times patience / t at iteration t (`_race_margin`)
+_RACE = 0.1  # rad_solve's `race`: a run whose best held-out loss is more than this share times patience / t above the best
+# run's at iteration t stops (`_race_margin`): this share at the `patience`th iteration, more before it, less after it
 _RACE_FROM = 10  # the race judges no run before this iteration or its `patience`th, whichever comes first (on `digits`
 # the runs' lags fell from 87-357 % at the 5th iteration to 50-64 % at the 10th)
 
 def _race_margin(race: float, patience: int, it: int) -> float:
     """How far above the best run's held-out loss (a share) a run of a race (`_run`) may be at iteration `it`: `race`
-    from `patience` iterations on; before that `race` times `patience / it` from the `_RACE_FROM`th; no bound (inf)
-    earlier."""
-    if it >= patience: return race
-    return race * patience / it if it >= _RACE_FROM else np.inf
+    times `patience / it` from the `_RACE_FROM`th iteration, or from the `patience`th where that comes first (`race` at
+    the `patience`th, more before it, less after it); no bound (inf) earlier."""
+    return race * patience / it if it >= min(patience, _RACE_FROM) else np.inf
 
 def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_every=5, precondition=False, race=None):
     """PGD from every start at once (`pgd_batch`); with `val`, each run keeps its iterate with the lowest held-out loss
     and stops after `patience` iterations without improvement, or, with `race`, once its best held-out loss is more
-    than `_race_margin` above the best of all runs so far: `race` (a share) once it has run `patience` iterations,
-    before that, from the `_RACE_FROM`th, `race` times `patience` over the iterations run (at `patience` 50 and `race`
-    0.1, 50 % at the 10th iteration, 20 % at the 25th). Where the best held-out loss is zero or below (histograms
+    than `_race_margin` above the best of all runs so far: `race` (a share) times `patience` over the iterations run,
+    from the `_RACE_FROM`th (at `patience` 50 and `race` 0.1, 50 % at the 10th iteration, 20 % at the 25th, 10 % at the
+    50th, 5 % at the 100th). Where the best held-out loss is zero or below (histograms
     fitted exactly, up to rounding), no run lags by a share of it: the race stops none."""
     B0, lam0 = _stack(starts)
     S = len(starts)
@@ -412,7 +411,7 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
     (coefs, weights)`, a fit of the same dictionaries (e.g. the tied-atom EM's), makes the first start that fit and
     every other one half that fit, half a random start (`warm_start`, init='random' only). `race` (a share, or None)
     stops a run that, after `patience` iterations, is still more than that share above the best run's held-out loss,
-    or sooner where it is further behind (`_race_margin`); it keeps its best iterate so far."""
+    sooner where it is further behind and later where it is less (`_race_margin`); it keeps its best iterate so far."""
     if race is not None: check_real('race', race, 0, np.inf)
     if combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {combine!r}.")
     if warm is not None and init != 'random': raise ValueError(f"warm starts need init='random', got init={init!r}.")
