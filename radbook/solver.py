@@ -339,6 +339,8 @@ _RACE = 0.1  # rad_solve's `race`: a run whose best held-out loss is more than t
 # run's at iteration t stops (`_race_margin`): this share at the `patience`th iteration, more before it, less after it
 _RACE_FROM = 10  # the race judges no run before this iteration or its `patience`th, whichever comes first (on `digits`
 # the runs' lags fell from 87-357 % at the 5th iteration to 50-64 % at the 10th)
+_RISE, _RISE_AFTER = 0.05, 10  # a race also stops a run whose held-out loss is this share above its own best, at least
+# this many iterations after that best (it overfits: in 221 logged races none such found a better iterate later)
 
 def _race_margin(race: float, patience: int, it: int) -> float:
     """How far above the best run's held-out loss (a share) a run of a race (`_run`) may be at iteration `it`: `race`
@@ -351,8 +353,9 @@ def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_
     and stops after `patience` iterations without improvement, or, with `race`, once its best held-out loss is more
     than `_race_margin` above the best of all runs so far: `race` (a share) times `patience` over the iterations run,
     from the `_RACE_FROM`th (at `patience` 50 and `race` 0.1, 50 % at the 10th iteration, 20 % at the 25th, 10 % at the
-    50th, 5 % at the 100th). Where the best held-out loss is zero or below (histograms
-    fitted exactly, up to rounding), no run lags by a share of it: the race stops none."""
+    50th, 5 % at the 100th), or once its held-out loss is `_RISE` (5 %) above its own best, `_RISE_AFTER` (10) or more
+    iterations after that best. Where the best held-out loss is zero or below (histograms fitted exactly, up to
+    rounding), no run lags by a share of it: the race stops none."""
     B0, lam0 = _stack(starts)
     S = len(starts)
     best = dict(score=np.full(S, np.inf), it=np.zeros(S, dtype=int), B=B0.copy(), lam=lam0.copy())
@@ -367,6 +370,9 @@ def _run(loss, starts, max_iter, tol, accelerate, val=None, patience=100, check_
         done = it - best['it'][idx] >= patience
         top, margin = best['score'].min(), np.inf if race is None else _race_margin(race, patience, it)
         if top > 0 and np.isfinite(margin): done |= best['score'][idx] > (1 + margin) * top
+        if race is not None:  # overfitting: well above its own best, long after it
+            own = best['score'][idx]
+            done |= (own > 0) & (score > (1 + _RISE) * own) & (it - best['it'][idx] >= _RISE_AFTER)
         return done
     res = pgd_batch(loss.value_grad, (B0, lam0), loss.project, max_iter=max_iter, tol=tol, accelerate=accelerate,
                     callback=callback, value=loss.objective, grow=_STEP_GROWTH,
@@ -411,7 +417,8 @@ def rad_solve(loss: RadonLoss, n_components: int, val: RadonLoss = None, full: R
     (coefs, weights)`, a fit of the same dictionaries (e.g. the tied-atom EM's), makes the first start that fit and
     every other one half that fit, half a random start (`warm_start`, init='random' only). `race` (a share, or None)
     stops a run that, after `patience` iterations, is still more than that share above the best run's held-out loss,
-    sooner where it is further behind and later where it is less (`_race_margin`); it keeps its best iterate so far."""
+    sooner where it is further behind and later where it is less (`_race_margin`), and one whose held-out loss has risen
+    `_RISE` above its own best (`_run`); it keeps its best iterate so far."""
     if race is not None: check_real('race', race, 0, np.inf)
     if combine not in ('average', 'best'): raise ValueError(f"combine must be 'average' or 'best', got {combine!r}.")
     if warm is not None and init != 'random': raise ValueError(f"warm starts need init='random', got init={init!r}.")
