@@ -29,7 +29,8 @@ _FOLD_PATIENCE = 4  # a fold's Radon solves stop after RAD's `patience` over thi
 # on 11 tables of `benchmarks/peers.py` and `unseen_tables.py` the same scores within 0.001, 8 to 14% less fit time,
 # measured at RAD's patience of 100; at 4 and RAD's 50, 12 iterations, on 15 tables where the judge runs the same
 # scores within 0.001, 0.88 to 1.03 of the fit time, 0.97 on average: notebook `03k_stack`; measured with the race
-# before `_race_margin`, notebook `03c_solver`, which now judges the folds' runs from the 10th iteration)
+# before `_race_margin`, notebook `03c_solver`, which now judges the folds' runs from the 10th iteration, at a margin
+# that goes on shrinking after the 12th, and stops a run 5 % above its own best 10 iterations after it, `_RISE`)
 
 class OutOfFold(NamedTuple):
     "Each row's log density out of fold (`cross_fitted_rows`) under each density it judges (None where one is not judged)."
