@@ -455,11 +455,11 @@ class RAD(BasePairwiseDensity):
         Share of the samples held out to stop early and choose the start; 0 minimises J1 to convergence.
     patience : int, default=50
         Iterations without held-out improvement before a run stops (100 before issue 34: the same scores, notebook
-        `04_rad`, "Why RAD stops early"). Unless combine='average', a run that, from its 10th iteration, is more than
-        10 % times `patience` over the iterations it has run above the best run's held-out loss stops too, keeping
-        its best iterate so far (at patience=50, 50 % at the 10th iteration, 10 % at the 50th, 5 % at the 100th;
-        notebook `03c_solver`, racing the starts), as does one whose held-out loss is 5 % above its own best, 10 or
-        more iterations after it (it overfits).
+        `04_rad`, "Why RAD stops early"). Unless combine='average', a run that, from its 10th iteration (its
+        `patience`th, if sooner), is more than 10 % times `patience` over the iterations it has run above the best
+        run's held-out loss stops too, keeping its best iterate so far (at patience=50, 50 % at the 10th iteration,
+        10 % at the 50th, 5 % at the 100th, never below 2.5 %; notebook `03c_solver`, racing the starts), as does one
+        whose held-out loss is more than 5 % above its own best, 10 or more iterations after it (it overfits).
     smoothing : float >= 0 or 'auto', default=0.0
         Weight of a ridge penalty pulling every column of every B_n towards uniform weights; 'auto' picks it from
         (0, 0.01, 0.1, 1) by the held-out loss J1 (four fits, each from a quarter of the starts as for
