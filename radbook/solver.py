@@ -638,8 +638,8 @@ def solve_counts(Rs, group, pairs, dictionaries, counts: Counts, n_components=10
     counts. `dictionaries` are in standard units, as are `held`, held-out rows (weighted by `held_weight`) that score
     the ranks; `warm = (coefs, weights)` is a fit to start from (the dictionary EM's). With `settings.combine='auto'`
     and held-out rows, the runs are refitted and `choose_combination` keeps their average or the best one. Runs far
-    behind the best, and runs that overfit, stop early (`settings.race`, `_run`) unless `settings.combine` is 'average', which keeps every run as it
-    ends (the paper's protocol, bit for bit)."""
+    behind the best, and runs that overfit, stop early (`settings.race`, `_run`) unless `settings.combine` is
+    'average', which keeps every run as it ends (the paper's protocol, bit for bit)."""
     s, rng = settings, check_random_state(random_state)
     K, N = counts.n_samples, len(dictionaries)
     n_atoms = [len(d) for d in dictionaries]
